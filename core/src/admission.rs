@@ -1,0 +1,284 @@
+//! Admission: AdmissionReview `admission.k8s.io/v1` in and out, routed by `request.subResource`,
+//! with denials in the API server's own `Status` shape.
+
+use k8s_openapi::api::core::v1::Pod;
+use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
+use kube_core::response::{StatusCause, StatusDetails, StatusSummary};
+use kube_core::{DynamicObject, Status};
+use serde_json::Value;
+
+use crate::document::{self, InputError};
+use crate::field::{FieldError, invalid_message};
+use crate::settings::{Settings, UnknownSubresource};
+use crate::validation::{Subresource, Verdict, check};
+
+/// Upstream's advice: warnings over 256 characters may be truncated.
+pub const MAX_WARNING_CHARS: usize = 256;
+/// Upstream ignores warnings past 4096 characters in total.
+pub const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
+
+/// Answer an AdmissionReview (JSON or YAML text) with an AdmissionReview response (JSON text).
+///
+/// Errors are returned only for reviews that cannot be read at all (no request, no uid, a Pod that
+/// does not decode); every judgeable request gets a response.
+pub fn review(text: &str, settings_text: &str) -> Result<String, InputError> {
+    let settings = Settings::parse(settings_text)?;
+    let response = review_value(
+        document::parse_text(text, "admission-review", settings.max_input_bytes)?,
+        &settings,
+    )?;
+    serde_json::to_string(&response.into_review())
+        .map_err(|e| InputError::malformed("admission-review", format!("cannot encode the response: {e}")))
+}
+
+/// [`review`] on a parsed document, returning the kube-core response.
+pub fn review_value(mut value: Value, settings: &Settings) -> Result<AdmissionResponse, InputError> {
+    const INPUT: &str = "admission-review";
+    document::expect_kind(&value, INPUT, "admission.k8s.io/v1", "AdmissionReview")?;
+    let request = value
+        .get_mut("request")
+        .filter(|r| r.is_object())
+        .ok_or_else(|| {
+            InputError::malformed(
+                INPUT,
+                "request: missing: an AdmissionReview to judge has a request",
+            )
+        })?;
+    // Hand-written reviews often omit userInfo; the API server always sends it and podmut never reads it.
+    if let Some(obj) = request.as_object_mut() {
+        obj.entry("userInfo")
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod")
+        && request.pointer("/resource/resource").and_then(Value::as_str) == Some("pods");
+    if !is_pod {
+        let review: AdmissionReview<DynamicObject> = document::decode(value, INPUT)?;
+        let req: AdmissionRequest<DynamicObject> = review
+            .try_into()
+            .map_err(|_| InputError::malformed(INPUT, "request: missing"))?;
+        let what = format!(
+            "{}/{}",
+            req.resource.resource,
+            req.sub_resource.as_deref().unwrap_or("")
+        );
+        return Ok(unjudged(AdmissionResponse::from(&req), &what, settings));
+    }
+    for key in ["object", "oldObject"] {
+        if let Some(obj) = request.get_mut(key) {
+            document::normalize_quantities(obj);
+        }
+    }
+    let review: AdmissionReview<Pod> = document::decode(value, INPUT)?;
+    let req: AdmissionRequest<Pod> = review
+        .try_into()
+        .map_err(|_| InputError::malformed(INPUT, "request: missing"))?;
+    let response = AdmissionResponse::from(&req);
+    let sub_name = req.sub_resource.as_deref().unwrap_or("");
+    let Ok(sub) = sub_name.parse::<Subresource>() else {
+        return Ok(unjudged(response, &format!("pods/{sub_name}"), settings));
+    };
+    let verdict = match req.operation {
+        Operation::Create if sub == Subresource::None => {
+            let object = req
+                .object
+                .as_ref()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for CREATE"))?;
+            check(None, object, sub, settings)?
+        }
+        Operation::Update => {
+            let object = req
+                .object
+                .as_ref()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for UPDATE"))?;
+            let old = req
+                .old_object
+                .as_ref()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.oldObject: required for UPDATE"))?;
+            check(Some(old), object, sub, settings)?
+        }
+        // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
+        _ => return Ok(response),
+    };
+    let name = req
+        .object
+        .as_ref()
+        .and_then(|p| p.metadata.name.clone())
+        .unwrap_or_else(|| req.name.clone());
+    Ok(respond(response, &name, &verdict))
+}
+
+/// A request podmut does not judge: allowed with a warning, or denied, per settings.
+fn unjudged(response: AdmissionResponse, what: &str, settings: &Settings) -> AdmissionResponse {
+    match settings.unknown_subresource {
+        UnknownSubresource::Allow => {
+            let mut r = response;
+            r.warnings = Some(vec![format!("podmut does not judge {what}; allowed")]);
+            r
+        }
+        UnknownSubresource::Deny => {
+            let mut r = response.deny(format!("podmut does not judge {what}; denied by policy"));
+            r.result.status = Some(StatusSummary::Failure);
+            r.result.code = 403;
+            r.result.reason = "Forbidden".into();
+            r
+        }
+    }
+}
+
+/// Turn a verdict into the response the API server itself would give.
+pub fn respond(mut response: AdmissionResponse, name: &str, verdict: &Verdict) -> AdmissionResponse {
+    let warnings = limit_warnings(&verdict.warnings);
+    if !warnings.is_empty() {
+        response.warnings = Some(warnings);
+    }
+    if verdict.allowed {
+        return response;
+    }
+    response.allowed = false;
+    response.result = invalid_status("Pod", name, &verdict.errors);
+    response
+}
+
+/// `apierrors.NewInvalid(...)`'s `Status`: code 422, reason Invalid, one cause per error.
+pub fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
+    let causes = errors
+        .iter()
+        .map(|e| StatusCause {
+            reason: e.error_type.cause_type().into(),
+            message: e.body(),
+            field: e.field.to_string(),
+        })
+        .collect();
+    Status {
+        status: Some(StatusSummary::Failure),
+        code: 422,
+        message: invalid_message(kind, name, errors),
+        metadata: None,
+        reason: "Invalid".into(),
+        details: Some(StatusDetails {
+            name: name.into(),
+            group: String::new(),
+            kind: kind.into(),
+            causes,
+            uid: String::new(),
+            retry_after_seconds: 0,
+        }),
+    }
+}
+
+/// Truncate each warning to [`MAX_WARNING_CHARS`] and drop those past [`MAX_WARNINGS_TOTAL_CHARS`].
+pub fn limit_warnings(warnings: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for w in warnings {
+        let w: String = if w.chars().count() > MAX_WARNING_CHARS {
+            let mut t: String = w.chars().take(MAX_WARNING_CHARS - 3).collect();
+            t.push_str("...");
+            t
+        } else {
+            w.clone()
+        };
+        total += w.len();
+        if total > MAX_WARNINGS_TOTAL_CHARS {
+            break;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Fail-closed coverage of a cluster's admission configuration for `pods/dynamic` (KEP-5972).
+pub fn coverage(_configs: &str) -> Result<(), InputError> {
+    Err(InputError::NotImplemented(
+        "fail-closed coverage (issue 5)".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review_json(op: &str, sub: &str, old_containers: &str, new_containers: &str) -> String {
+        format!(
+            r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{{"uid":"u-1","kind":{{"group":"","version":"v1","kind":"Pod"}},"resource":{{"group":"","version":"v1","resource":"pods"}},"subResource":"{sub}","name":"web","namespace":"default","operation":"{op}","userInfo":{{}},"object":{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web"}},"spec":{{"containers":{new_containers}}}}},"oldObject":{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web"}},"spec":{{"containers":{old_containers}}}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn deny_has_the_api_server_shape() {
+        let text = review_json(
+            "UPDATE",
+            "",
+            r#"[{"name":"a","image":"x"}]"#,
+            r#"[{"name":"a","image":"x"},{"name":"b","image":"y"}]"#,
+        );
+        let out: Value = serde_json::from_str(&review(&text, "").unwrap()).unwrap();
+        let r = &out["response"];
+        assert_eq!(out["kind"], "AdmissionReview");
+        assert_eq!(out["apiVersion"], "admission.k8s.io/v1");
+        assert_eq!(r["uid"], "u-1");
+        assert_eq!(r["allowed"], false);
+        assert_eq!(r["status"]["code"], 422);
+        assert_eq!(r["status"]["reason"], "Invalid");
+        assert_eq!(
+            r["status"]["message"],
+            "Pod \"web\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers"
+        );
+        assert_eq!(
+            r["status"]["details"]["causes"][0]["reason"],
+            "FieldValueForbidden"
+        );
+        assert_eq!(r["status"]["details"]["causes"][0]["field"], "spec.containers");
+    }
+
+    #[test]
+    fn allowed_update() {
+        let text = review_json(
+            "UPDATE",
+            "",
+            r#"[{"name":"a","image":"x"}]"#,
+            r#"[{"name":"a","image":"x2"}]"#,
+        );
+        let out: Value = serde_json::from_str(&review(&text, "").unwrap()).unwrap();
+        assert_eq!(out["response"]["allowed"], true);
+        assert_eq!(out["response"]["uid"], "u-1");
+    }
+
+    #[test]
+    fn unknown_subresource_follows_policy() {
+        let text = review_json("UPDATE", "binding", "[]", "[]");
+        let out: Value = serde_json::from_str(&review(&text, "").unwrap()).unwrap();
+        assert_eq!(out["response"]["allowed"], true);
+        assert!(
+            out["response"]["warnings"][0]
+                .as_str()
+                .unwrap()
+                .contains("pods/binding")
+        );
+        let out: Value = serde_json::from_str(&review(&text, "unknownSubresource: deny").unwrap()).unwrap();
+        assert_eq!(out["response"]["allowed"], false);
+    }
+
+    #[test]
+    fn unreadable_reviews_are_input_errors() {
+        assert!(review("{}", "").is_err());
+        assert!(
+            review(
+                r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}"#,
+                ""
+            )
+            .is_err()
+        );
+        let missing_old = review_json("UPDATE", "", "[]", "[]").replace(r#","oldObject":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},"spec":{"containers":[]}}"#, "");
+        let e = review(&missing_old, "").unwrap_err();
+        assert!(e.to_string().contains("oldObject"), "{e}");
+    }
+
+    #[test]
+    fn warnings_are_limited() {
+        let long = "w".repeat(1000);
+        let out = limit_warnings(&vec![long; 40]);
+        assert!(out.iter().all(|w| w.chars().count() <= MAX_WARNING_CHARS));
+        assert!(out.iter().map(String::len).sum::<usize>() <= MAX_WARNINGS_TOTAL_CHARS);
+    }
+}

@@ -1,0 +1,496 @@
+//! Kubernetes defaulting for Pods (`SetObjectDefaults_Pod`): what the API server fills in before
+//! validation, so podmut judges the same object the API server does.
+//!
+//! Source: `pkg/apis/core/v1/defaults.go` (`SetDefaults_Pod`, `SetDefaults_PodSpec`,
+//! `SetDefaults_Container`, `SetDefaults_Probe`, `SetDefaults_HTTPGetAction`, volume sources,
+//! `SetDefaults_ResourceList`) and the declarative `+default` markers (container port protocol).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{
+    Container, EphemeralContainer, LifecycleHandler, Pod, PodSecurityContext, PodSpec, Probe,
+    ResourceRequirements, Volume,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+use crate::quantity::Quantity;
+use crate::settings::{Gate, Settings};
+
+/// `v1.TerminationMessagePathDefault`.
+pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
+/// Secret, ConfigMap, DownwardAPI and projected volumes default to mode 0644.
+const DEFAULT_MODE: i32 = 0o644;
+
+/// Apply Kubernetes defaulting to a Pod in place.
+pub fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
+    let Some(spec) = pod.spec.as_mut() else { return };
+    set_defaults_pod(spec, settings);
+    set_defaults_pod_spec(spec);
+    for v in spec.volumes.iter_mut().flatten() {
+        set_defaults_volume(v);
+    }
+    for c in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        set_defaults_container(c);
+    }
+    for c in spec.ephemeral_containers.iter_mut().flatten() {
+        set_defaults_ephemeral_container(c);
+    }
+    if let Some(overhead) = spec.overhead.as_mut() {
+        round_up_resource_list(overhead);
+    }
+    if let Some(r) = spec.resources.as_mut() {
+        round_up_requirements(r);
+    }
+}
+
+/// `SetDefaults_Pod`: requests default to limits; pod-level requests/limits (PodLevelResources);
+/// `enableServiceLinks`; host-network ports.
+fn set_defaults_pod(spec: &mut PodSpec, settings: &Settings) {
+    for c in spec
+        .containers
+        .iter_mut()
+        .chain(spec.init_containers.iter_mut().flatten())
+    {
+        default_requests_to_limits(c.resources.get_or_insert_with(Default::default));
+        if c.resources
+            .as_ref()
+            .is_some_and(|r| r.limits.is_none() && r.requests.is_none() && r.claims.is_none())
+        {
+            c.resources = None;
+        }
+    }
+    if settings.gate(Gate::PodLevelResources) {
+        default_pod_level_requests(spec);
+        default_pod_level_limits(spec);
+    }
+    if spec.enable_service_links.is_none() {
+        spec.enable_service_links = Some(true);
+    }
+    if spec.host_network == Some(true) {
+        for c in spec
+            .containers
+            .iter_mut()
+            .chain(spec.init_containers.iter_mut().flatten())
+        {
+            for p in c.ports.iter_mut().flatten() {
+                if p.host_port.unwrap_or(0) == 0 {
+                    p.host_port = Some(p.container_port);
+                }
+            }
+        }
+    }
+}
+
+fn default_requests_to_limits(r: &mut ResourceRequirements) {
+    let Some(limits) = r.limits.as_ref() else { return };
+    let requests = r.requests.get_or_insert_with(BTreeMap::new);
+    for (k, v) in limits {
+        requests.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+}
+
+/// Resources that may be set at pod level (`IsSupportedPodLevelResource`).
+fn supported_pod_level(name: &str) -> bool {
+    name == "cpu" || name == "memory" || name.starts_with("hugepages-")
+}
+
+fn sum_container_resource<'a>(
+    containers: impl Iterator<Item = &'a Container>,
+    pick: impl Fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
+) -> BTreeMap<String, Quantity> {
+    let mut out: BTreeMap<String, Quantity> = BTreeMap::new();
+    for c in containers {
+        let Some(list) = c.resources.as_ref().and_then(&pick) else {
+            continue;
+        };
+        for (k, v) in list {
+            if let Ok(q) = Quantity::from_k8s(v) {
+                let e = out.entry(k.clone()).or_insert(Quantity::ZERO);
+                *e = e.add(&q);
+            }
+        }
+    }
+    out
+}
+
+/// Effective container requests/limits (`AggregateContainerRequests`): regular containers and
+/// sidecars summed, ordinary init containers as the maximum, whichever is larger.
+fn aggregate_containers(
+    spec: &PodSpec,
+    pick: impl Fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>> + Copy,
+) -> BTreeMap<String, Quantity> {
+    let mut total = sum_container_resource(spec.containers.iter(), pick);
+    let mut sidecar_sum: BTreeMap<String, Quantity> = BTreeMap::new();
+    for ic in spec.init_containers.iter().flatten() {
+        let list = sum_container_resource(std::iter::once(ic), pick);
+        if ic.restart_policy.as_deref() == Some("Always") {
+            for (k, q) in list {
+                let e = sidecar_sum.entry(k.clone()).or_insert(Quantity::ZERO);
+                *e = e.add(&q);
+                let t = total.entry(k).or_insert(Quantity::ZERO);
+                *t = t.add(&q);
+            }
+        } else {
+            for (k, q) in list {
+                // An ordinary init container runs alongside the sidecars started before it.
+                let with_sidecars = q.add(sidecar_sum.get(&k).unwrap_or(&Quantity::ZERO));
+                let t = total.entry(k).or_insert(Quantity::ZERO);
+                if with_sidecars > *t {
+                    *t = with_sidecars;
+                }
+            }
+        }
+    }
+    total
+}
+
+/// `defaultPodRequests` (cpu/memory only: hugepages are not overcommittable).
+fn default_pod_level_requests(spec: &mut PodSpec) {
+    let Some(limits) = spec.resources.as_ref().and_then(|r| r.limits.clone()) else {
+        return;
+    };
+    if limits.is_empty() {
+        return;
+    }
+    let aggregated = aggregate_containers(spec, |r| r.requests.as_ref());
+    let Some(resources) = spec.resources.as_mut() else {
+        return;
+    };
+    let reqs = resources.requests.get_or_insert_with(BTreeMap::new);
+    for (k, q) in aggregated {
+        if (k == "cpu" || k == "memory") && !reqs.contains_key(&k) {
+            reqs.insert(k, K8sQuantity(q.to_string()));
+        }
+    }
+    for (k, v) in limits {
+        if supported_pod_level(&k) && !reqs.contains_key(&k) {
+            reqs.insert(k, v);
+        }
+    }
+    if reqs.is_empty() {
+        resources.requests = None;
+    }
+}
+
+/// `defaultPodLimits`: pod-level cpu/memory limits from container limits when pod-level requests
+/// are set, no pod-level limits are, and every container has a limit for the resource.
+fn default_pod_level_limits(spec: &mut PodSpec) {
+    let Some(resources) = spec.resources.as_ref() else {
+        return;
+    };
+    if resources.limits.as_ref().is_some_and(|l| !l.is_empty()) {
+        return;
+    }
+    if resources.requests.as_ref().is_none_or(BTreeMap::is_empty) {
+        return;
+    }
+    let aggregated = aggregate_containers(spec, |r| r.limits.as_ref());
+    let all_have = |k: &str| {
+        spec.containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .all(|c| {
+                c.resources
+                    .as_ref()
+                    .and_then(|r| r.limits.as_ref())
+                    .is_some_and(|l| l.contains_key(k))
+            })
+    };
+    let mut limits = BTreeMap::new();
+    for (k, q) in aggregated {
+        if (k == "cpu" || k == "memory") && all_have(&k) {
+            limits.insert(k, K8sQuantity(q.to_string()));
+        }
+    }
+    if !limits.is_empty()
+        && let Some(r) = spec.resources.as_mut()
+    {
+        r.limits = Some(limits);
+    }
+}
+
+/// `SetDefaults_PodSpec`.
+fn set_defaults_pod_spec(spec: &mut PodSpec) {
+    if spec.dns_policy.as_deref().unwrap_or("").is_empty() {
+        spec.dns_policy = Some("ClusterFirst".into());
+    }
+    if spec.restart_policy.as_deref().unwrap_or("").is_empty() {
+        spec.restart_policy = Some("Always".into());
+    }
+    if spec.security_context.is_none() {
+        spec.security_context = Some(PodSecurityContext::default());
+    }
+    if spec.termination_grace_period_seconds.is_none() {
+        spec.termination_grace_period_seconds = Some(30);
+    }
+    if spec.scheduler_name.as_deref().unwrap_or("").is_empty() {
+        spec.scheduler_name = Some("default-scheduler".into());
+    }
+}
+
+/// `SetDefaults_Volume` and the per-source defaults.
+fn set_defaults_volume(v: &mut Volume) {
+    let has_source = {
+        let mut probe = v.clone();
+        probe.name = String::new();
+        probe != Volume::default()
+    };
+    if !has_source {
+        v.empty_dir = Some(Default::default());
+    }
+    if let Some(s) = v.secret.as_mut() {
+        s.default_mode.get_or_insert(DEFAULT_MODE);
+    }
+    if let Some(s) = v.config_map.as_mut() {
+        s.default_mode.get_or_insert(DEFAULT_MODE);
+    }
+    if let Some(s) = v.downward_api.as_mut() {
+        s.default_mode.get_or_insert(DEFAULT_MODE);
+        for item in s.items.iter_mut().flatten() {
+            if let Some(f) = item.field_ref.as_mut()
+                && f.api_version.as_deref().unwrap_or("").is_empty()
+            {
+                f.api_version = Some("v1".into());
+            }
+        }
+    }
+    if let Some(p) = v.projected.as_mut() {
+        p.default_mode.get_or_insert(DEFAULT_MODE);
+        for src in p.sources.iter_mut().flatten() {
+            if let Some(t) = src.service_account_token.as_mut() {
+                t.expiration_seconds.get_or_insert(3600);
+            }
+        }
+    }
+    if let Some(h) = v.host_path.as_mut() {
+        h.type_.get_or_insert_with(String::new);
+    }
+    if let Some(iv) = v.image.as_mut()
+        && iv.pull_policy.as_deref().unwrap_or("").is_empty()
+    {
+        iv.pull_policy = Some(default_pull_policy(iv.reference.as_deref().unwrap_or("")).into());
+    }
+}
+
+/// The image tag as `parsers.ParseImageName` reports it (`latest` when neither tag nor digest is given).
+pub fn image_tag(image: &str) -> &str {
+    let (name, has_digest) = match image.split_once('@') {
+        Some((n, _)) => (n, true),
+        None => (image, false),
+    };
+    let last_segment_start = name.rfind('/').map_or(0, |i| i + 1);
+    match name[last_segment_start..].rfind(':') {
+        Some(i) => &name[last_segment_start + i + 1..],
+        None if has_digest => "",
+        None => "latest",
+    }
+}
+
+/// `Always` for a `:latest` (or untagged) image, else `IfNotPresent`.
+pub fn default_pull_policy(image: &str) -> &'static str {
+    if image_tag(image) == "latest" {
+        "Always"
+    } else {
+        "IfNotPresent"
+    }
+}
+
+/// `SetDefaults_Container` plus the container-nested defaults.
+fn set_defaults_container(c: &mut Container) {
+    if c.image_pull_policy.as_deref().unwrap_or("").is_empty() {
+        c.image_pull_policy = Some(default_pull_policy(c.image.as_deref().unwrap_or("")).into());
+    }
+    if c.termination_message_path.as_deref().unwrap_or("").is_empty() {
+        c.termination_message_path = Some(TERMINATION_MESSAGE_PATH.into());
+    }
+    if c.termination_message_policy.as_deref().unwrap_or("").is_empty() {
+        c.termination_message_policy = Some("File".into());
+    }
+    for p in c.ports.iter_mut().flatten() {
+        if p.protocol.as_deref().unwrap_or("").is_empty() {
+            p.protocol = Some("TCP".into());
+        }
+    }
+    for e in c.env.iter_mut().flatten() {
+        if let Some(f) = e.value_from.as_mut().and_then(|vf| vf.field_ref.as_mut())
+            && f.api_version.as_deref().unwrap_or("").is_empty()
+        {
+            f.api_version = Some("v1".into());
+        }
+    }
+    if let Some(r) = c.resources.as_mut() {
+        round_up_requirements(r);
+    }
+    for p in [
+        &mut c.liveness_probe,
+        &mut c.readiness_probe,
+        &mut c.startup_probe,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        set_defaults_probe(p);
+    }
+    if let Some(l) = c.lifecycle.as_mut() {
+        for h in [&mut l.post_start, &mut l.pre_stop].into_iter().flatten() {
+            set_defaults_lifecycle_handler(h);
+        }
+    }
+}
+
+fn set_defaults_ephemeral_container(c: &mut EphemeralContainer) {
+    let mut as_container = crate::pod::ephemeral_as_container(c);
+    set_defaults_container(&mut as_container);
+    c.image_pull_policy = as_container.image_pull_policy;
+    c.termination_message_path = as_container.termination_message_path;
+    c.termination_message_policy = as_container.termination_message_policy;
+    c.ports = as_container.ports;
+    c.env = as_container.env;
+    c.resources = as_container.resources;
+    c.liveness_probe = as_container.liveness_probe;
+    c.readiness_probe = as_container.readiness_probe;
+    c.startup_probe = as_container.startup_probe;
+    c.lifecycle = as_container.lifecycle;
+}
+
+/// `SetDefaults_Probe` and its handler defaults.
+fn set_defaults_probe(p: &mut Probe) {
+    for (field, default) in [
+        (&mut p.timeout_seconds, 1),
+        (&mut p.period_seconds, 10),
+        (&mut p.success_threshold, 1),
+        (&mut p.failure_threshold, 3),
+    ] {
+        if field.unwrap_or(0) == 0 {
+            *field = Some(default);
+        }
+    }
+    if let Some(h) = p.http_get.as_mut() {
+        set_defaults_http_get(h);
+    }
+    if let Some(g) = p.grpc.as_mut() {
+        g.service.get_or_insert_with(String::new);
+    }
+}
+
+fn set_defaults_lifecycle_handler(h: &mut LifecycleHandler) {
+    if let Some(g) = h.http_get.as_mut() {
+        set_defaults_http_get(g);
+    }
+}
+
+/// `SetDefaults_HTTPGetAction`.
+fn set_defaults_http_get(h: &mut k8s_openapi::api::core::v1::HTTPGetAction) {
+    if h.path.as_deref().unwrap_or("").is_empty() {
+        h.path = Some("/".into());
+    }
+    if h.scheme.as_deref().unwrap_or("").is_empty() {
+        h.scheme = Some("HTTP".into());
+    }
+}
+
+fn round_up_requirements(r: &mut ResourceRequirements) {
+    if let Some(l) = r.limits.as_mut() {
+        round_up_resource_list(l);
+    }
+    if let Some(l) = r.requests.as_mut() {
+        round_up_resource_list(l);
+    }
+}
+
+/// `SetDefaults_ResourceList`: round every value up to milli precision (valid quantities only;
+/// invalid ones are left for validation to report).
+fn round_up_resource_list(list: &mut BTreeMap<String, K8sQuantity>) {
+    for v in list.values_mut() {
+        if let Ok(q) = Quantity::from_k8s(v)
+            && q.has_sub_milli_precision()
+        {
+            *v = K8sQuantity(q.round_up_milli().to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_pod;
+
+    fn defaulted(yaml: &str) -> Pod {
+        let mut p = parse_pod(yaml, "p", 1 << 20).unwrap();
+        apply_pod_defaults(&mut p, &Settings::default());
+        p
+    }
+
+    #[test]
+    fn pod_spec_and_container_defaults() {
+        let p = defaulted(
+            "spec:\n  containers:\n  - name: a\n    image: nginx\n    ports: [{containerPort: 80}]\n",
+        );
+        let s = p.spec.unwrap();
+        assert_eq!(s.restart_policy.as_deref(), Some("Always"));
+        assert_eq!(s.dns_policy.as_deref(), Some("ClusterFirst"));
+        assert_eq!(s.termination_grace_period_seconds, Some(30));
+        assert_eq!(s.scheduler_name.as_deref(), Some("default-scheduler"));
+        assert_eq!(s.enable_service_links, Some(true));
+        let c = &s.containers[0];
+        assert_eq!(c.image_pull_policy.as_deref(), Some("Always"));
+        assert_eq!(c.termination_message_policy.as_deref(), Some("File"));
+        assert_eq!(c.ports.as_ref().unwrap()[0].protocol.as_deref(), Some("TCP"));
+    }
+
+    #[test]
+    fn requests_default_to_limits() {
+        let p = defaulted(
+            "spec:\n  containers:\n  - name: a\n    image: nginx:1\n    resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {cpu: 100m}}\n",
+        );
+        let c = &p.spec.unwrap().containers[0];
+        let req = c.resources.as_ref().unwrap().requests.as_ref().unwrap();
+        assert_eq!(req["cpu"].0, "100m");
+        assert_eq!(req["memory"].0, "1Gi");
+        assert_eq!(c.image_pull_policy.as_deref(), Some("IfNotPresent"));
+    }
+
+    #[test]
+    fn probe_defaults() {
+        let p = defaulted(
+            "spec:\n  containers:\n  - name: a\n    image: x\n    readinessProbe: {httpGet: {port: 8080}}\n",
+        );
+        let r = p.spec.unwrap().containers[0].readiness_probe.clone().unwrap();
+        assert_eq!(
+            (
+                r.timeout_seconds,
+                r.period_seconds,
+                r.success_threshold,
+                r.failure_threshold
+            ),
+            (Some(1), Some(10), Some(1), Some(3))
+        );
+        let h = r.http_get.unwrap();
+        assert_eq!(h.path.as_deref(), Some("/"));
+        assert_eq!(h.scheme.as_deref(), Some("HTTP"));
+    }
+
+    #[test]
+    fn image_tags() {
+        assert_eq!(image_tag("nginx"), "latest");
+        assert_eq!(image_tag("nginx:1.25"), "1.25");
+        assert_eq!(image_tag("localhost:5000/nginx"), "latest");
+        assert_eq!(image_tag("localhost:5000/nginx:v1"), "v1");
+        assert_eq!(image_tag("nginx@sha256:abc"), "");
+        assert_eq!(image_tag("nginx:latest"), "latest");
+    }
+
+    #[test]
+    fn empty_volume_becomes_empty_dir() {
+        let p = defaulted(
+            "spec:\n  volumes: [{name: v}, {name: s, secret: {secretName: x}}]\n  containers: [{name: a, image: x}]\n",
+        );
+        let vols = p.spec.unwrap().volumes.unwrap();
+        assert!(vols[0].empty_dir.is_some());
+        assert_eq!(vols[1].secret.as_ref().unwrap().default_mode, Some(0o644));
+    }
+}

@@ -1,0 +1,466 @@
+//! Kubernetes resource quantities with upstream `resource.ParseQuantity` semantics.
+//!
+//! Why not `kube_quantity`: it parses the number through an `f64` (losing precision past 2^53), accepts
+//! forms upstream rejects (`1e3Ki`, `inf`) and has no `Value()`/`MilliValue()` rounding. Validation
+//! and the kubelet's capacity messages need upstream's exact behaviour, so the grammar of
+//! `parseQuantityString` and the rounding of `ParseQuantity` are reproduced here. Values are held
+//! as an integer count of nano-units (10^-9), which covers upstream's whole range (it rounds up to
+//! nano precision and caps at 2^63-1 units).
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+/// Nano-units per unit.
+const NANO: i128 = 1_000_000_000;
+/// Upstream caps every quantity at the largest int64 value (in units).
+const MAX_UNITS: i128 = i64::MAX as i128;
+
+/// The suffix family of a quantity (upstream `resource.Format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `Ki`, `Mi`, ... (base 2).
+    BinarySI,
+    /// `n`, `u`, `m`, `k`, `M`, ... (base 10).
+    DecimalSI,
+    /// `e3`, `E6`, ...
+    DecimalExponent,
+}
+
+/// Why a quantity string is not a quantity.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QuantityError {
+    /// Upstream `ErrFormatWrong`.
+    #[error("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")]
+    FormatWrong,
+    /// Upstream `ErrSuffix`.
+    #[error("unable to parse quantity's suffix")]
+    Suffix,
+    /// Upstream `ErrNumeric`.
+    #[error("unable to parse quantity's numeric value")]
+    Numeric,
+}
+
+/// A parsed quantity: exact value in nano-units plus the suffix family it was written in.
+#[derive(Clone, Copy, Debug)]
+pub struct Quantity {
+    nanos: i128,
+    format: Format,
+}
+
+impl PartialEq for Quantity {
+    fn eq(&self, other: &Self) -> bool {
+        self.nanos == other.nanos
+    }
+}
+impl Eq for Quantity {}
+impl PartialOrd for Quantity {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Quantity {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.nanos.cmp(&other.nanos)
+    }
+}
+
+impl Quantity {
+    /// Zero, in decimal SI.
+    pub const ZERO: Quantity = Quantity {
+        nanos: 0,
+        format: Format::DecimalSI,
+    };
+
+    /// Parse like upstream `resource.ParseQuantity`.
+    ///
+    /// ```
+    /// use podmut_core::quantity::Quantity;
+    /// assert_eq!(Quantity::parse("1Gi").unwrap(), Quantity::parse("1024Mi").unwrap());
+    /// assert_eq!(Quantity::parse("1500m").unwrap().milli_value(), 1500);
+    /// assert!(Quantity::parse("1.5.5Gi").is_err());
+    /// ```
+    pub fn parse(s: &str) -> Result<Self, QuantityError> {
+        if s.is_empty() {
+            return Err(QuantityError::FormatWrong);
+        }
+        let parts = split_quantity(s)?;
+        let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
+        // Digits of the mantissa as one integer, with `frac_digits` decimals.
+        let digits: String = format!("{}{}", parts.num, parts.denom);
+        let digits = digits.trim_start_matches('0');
+        let frac_digits = i32::try_from(parts.denom.len()).map_err(|_| QuantityError::Numeric)?;
+        let mut nanos = scale_to_nanos(digits, frac_digits, base, exponent)?;
+        if !parts.positive {
+            nanos = -nanos;
+        }
+        // Upstream: BinarySI values strictly between 0 and 1 are reformatted as DecimalSI.
+        let format = if format == Format::BinarySI && nanos.abs() < NANO && nanos != 0 {
+            Format::DecimalSI
+        } else {
+            format
+        };
+        Ok(Self { nanos, format })
+    }
+
+    /// Parse a k8s-openapi quantity.
+    pub fn from_k8s(q: &K8sQuantity) -> Result<Self, QuantityError> {
+        Self::parse(&q.0)
+    }
+
+    /// A whole number of units.
+    pub fn from_units(units: i64, format: Format) -> Self {
+        Self {
+            nanos: i128::from(units) * NANO,
+            format,
+        }
+    }
+
+    /// A number of milli-units.
+    pub fn from_millis(millis: i64) -> Self {
+        Self {
+            nanos: i128::from(millis) * 1_000_000,
+            format: Format::DecimalSI,
+        }
+    }
+
+    /// The suffix family.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The exact value in nano-units.
+    pub fn nanos(&self) -> i128 {
+        self.nanos
+    }
+
+    /// Upstream `Value()`: units, rounded up (away from zero for positive values).
+    pub fn value(&self) -> i64 {
+        clamp_i64(div_ceil(self.nanos, NANO))
+    }
+
+    /// Upstream `MilliValue()`: milli-units, rounded up.
+    pub fn milli_value(&self) -> i64 {
+        clamp_i64(div_ceil(self.nanos, 1_000_000))
+    }
+
+    /// Upstream `Sign()`.
+    pub fn sign(&self) -> i32 {
+        match self.nanos.cmp(&0) {
+            Ordering::Less => -1,
+            Ordering::Equal => 0,
+            Ordering::Greater => 1,
+        }
+    }
+
+    /// True for zero.
+    pub fn is_zero(&self) -> bool {
+        self.nanos == 0
+    }
+
+    /// Sum (saturating at upstream's cap).
+    #[must_use]
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        let nanos = (self.nanos + other.nanos).clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO);
+        Quantity {
+            nanos,
+            format: self.format,
+        }
+    }
+
+    /// Difference.
+    #[must_use]
+    pub fn sub(&self, other: &Quantity) -> Quantity {
+        let nanos = (self.nanos - other.nanos).clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO);
+        Quantity {
+            nanos,
+            format: self.format,
+        }
+    }
+
+    /// Round up to milli precision (upstream `RoundUp(-3)`, applied by `SetDefaults_ResourceList`).
+    #[must_use]
+    pub fn round_up_milli(&self) -> Quantity {
+        let millis = div_ceil(self.nanos, 1_000_000);
+        Quantity {
+            nanos: millis * 1_000_000,
+            format: self.format,
+        }
+    }
+
+    /// True when the value has a fractional part below one milli-unit (e.g. `1n`).
+    pub fn has_sub_milli_precision(&self) -> bool {
+        self.nanos % 1_000_000 != 0
+    }
+}
+
+impl fmt::Display for Quantity {
+    /// Canonical form in the quantity's own suffix family (upstream `String()` for the common cases).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.nanos == 0 {
+            return f.write_str("0");
+        }
+        let sign = if self.nanos < 0 { "-" } else { "" };
+        let abs = self.nanos.abs();
+        if self.format == Format::BinarySI && abs % NANO == 0 {
+            let mut units = abs / NANO;
+            let suffixes = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+            let mut i = 0;
+            while i + 1 < suffixes.len() && units % 1024 == 0 {
+                units /= 1024;
+                i += 1;
+            }
+            return write!(f, "{sign}{units}{}", suffixes[i]);
+        }
+        // Decimal: choose the largest power of 1000 that keeps an integer mantissa.
+        let suffixes = [
+            (-9, "n"),
+            (-6, "u"),
+            (-3, "m"),
+            (0, ""),
+            (3, "k"),
+            (6, "M"),
+            (9, "G"),
+            (12, "T"),
+            (15, "P"),
+            (18, "E"),
+        ];
+        let mut best = (abs, "n");
+        for (exp, suf) in suffixes {
+            let div = 10i128.pow(u32::try_from(exp + 9).unwrap_or(0));
+            if abs % div == 0 {
+                best = (abs / div, suf);
+            }
+        }
+        write!(f, "{sign}{}{}", best.0, best.1)
+    }
+}
+
+fn clamp_i64(v: i128) -> i64 {
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Ceiling division for a positive divisor.
+fn div_ceil(n: i128, d: i128) -> i128 {
+    let q = n / d;
+    if n % d > 0 { q + 1 } else { q }
+}
+
+struct Parts<'a> {
+    positive: bool,
+    num: &'a str,
+    denom: &'a str,
+    suffix: &'a str,
+}
+
+/// Upstream `parseQuantityString`, character for character.
+fn split_quantity(s: &str) -> Result<Parts<'_>, QuantityError> {
+    let b = s.as_bytes();
+    let end = b.len();
+    let mut pos = 0;
+    let mut positive = true;
+    match b.first() {
+        Some(b'-') => {
+            positive = false;
+            pos += 1;
+        }
+        Some(b'+') => pos += 1,
+        _ => {}
+    }
+    while pos < end && b[pos] == b'0' {
+        pos += 1;
+    }
+    if pos >= end {
+        return Ok(Parts {
+            positive,
+            num: "0",
+            denom: "",
+            suffix: "",
+        });
+    }
+    let num_start = pos;
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    let num = if pos == num_start { "0" } else { &s[num_start..pos] };
+    let mut denom = "";
+    if pos < end && b[pos] == b'.' {
+        pos += 1;
+        let d_start = pos;
+        while pos < end && b[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        denom = &s[d_start..pos];
+    }
+    let suffix_start = pos;
+    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
+        pos += 1;
+    }
+    if pos < end && (b[pos] == b'-' || b[pos] == b'+') {
+        pos += 1;
+    }
+    while pos < end && b[pos].is_ascii_digit() {
+        pos += 1;
+    }
+    if pos < end {
+        return Err(QuantityError::FormatWrong);
+    }
+    Ok(Parts {
+        positive,
+        num,
+        denom,
+        suffix: &s[suffix_start..],
+    })
+}
+
+/// Upstream `suffixer.interpret`: (base, exponent, format).
+fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
+    let decimal = |e| Some((10, e, Format::DecimalSI));
+    let binary = |e| Some((2, e, Format::BinarySI));
+    match suffix {
+        "" => decimal(0),
+        "n" => decimal(-9),
+        "u" => decimal(-6),
+        "m" => decimal(-3),
+        "k" => decimal(3),
+        "M" => decimal(6),
+        "G" => decimal(9),
+        "T" => decimal(12),
+        "P" => decimal(15),
+        "E" => decimal(18),
+        "Ki" => binary(10),
+        "Mi" => binary(20),
+        "Gi" => binary(30),
+        "Ti" => binary(40),
+        "Pi" => binary(50),
+        "Ei" => binary(60),
+        s if s.len() > 1 && (s.starts_with('e') || s.starts_with('E')) => {
+            let e: i32 = s[1..].parse().ok()?;
+            Some((10, e, Format::DecimalExponent))
+        }
+        _ => None,
+    }
+}
+
+/// Turn `digits * 10^-frac_digits * base^exponent` into nano-units, rounding a non-zero value up to
+/// the next nano-unit and capping at 2^63-1 units, as upstream does.
+fn scale_to_nanos(digits: &str, frac_digits: i32, base: u32, exponent: i32) -> Result<i128, QuantityError> {
+    if digits.is_empty() {
+        return Ok(0);
+    }
+    let cap = MAX_UNITS * NANO;
+    // A mantissa longer than 40 digits is beyond any capped value unless heavily scaled down; keep
+    // the leading digits and remember whether anything non-zero was dropped (for rounding up).
+    let (mantissa, dropped_nonzero, shift) = leading_digits(digits, 36);
+    // value = mantissa * 10^(shift - frac_digits) * base^exponent, in units; nanos = value * 10^9.
+    let mut pow10 = shift - frac_digits + 9;
+    let mut value: i128 = mantissa;
+    let mut inexact = dropped_nonzero;
+    if base == 2 {
+        // Binary exponents are always >= 0 here (Ki..Ei).
+        let factor = 1i128.checked_shl(u32::try_from(exponent).map_err(|_| QuantityError::Suffix)?);
+        value = match factor.and_then(|f| value.checked_mul(f)) {
+            Some(v) => v,
+            None => return Ok(cap),
+        };
+    } else {
+        pow10 += exponent;
+    }
+    if pow10 >= 0 {
+        for _ in 0..pow10 {
+            value = match value.checked_mul(10) {
+                Some(v) if v <= cap => v,
+                _ => return Ok(cap),
+            };
+        }
+    } else {
+        for _ in 0..(-pow10) {
+            if value == 0 {
+                break;
+            }
+            if value % 10 != 0 {
+                inexact = true;
+            }
+            value /= 10;
+        }
+    }
+    if inexact {
+        value += 1;
+    }
+    Ok(value.min(cap))
+}
+
+/// The first `max` significant digits as an integer, whether a non-zero digit was dropped, and how
+/// many digits were dropped (a power of ten to multiply back).
+fn leading_digits(digits: &str, max: usize) -> (i128, bool, i32) {
+    let keep = digits.len().min(max);
+    let mut v: i128 = 0;
+    for c in digits[..keep].bytes() {
+        v = v * 10 + i128::from(c - b'0');
+    }
+    let dropped = &digits[keep..];
+    let dropped_nonzero = dropped.bytes().any(|c| c != b'0');
+    (
+        v,
+        dropped_nonzero,
+        i32::try_from(dropped.len()).unwrap_or(i32::MAX),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> Quantity {
+        Quantity::parse(s).unwrap()
+    }
+
+    #[test]
+    fn parses_upstream_forms() {
+        assert_eq!(q("1Gi").value(), 1 << 30);
+        assert_eq!(q("1G").value(), 1_000_000_000);
+        assert_eq!(q("100m").milli_value(), 100);
+        assert_eq!(q("0.1").milli_value(), 100);
+        assert_eq!(q("1e3").value(), 1000);
+        assert_eq!(q("1E-3").milli_value(), 1);
+        assert_eq!(q("-2").value(), -2);
+        assert_eq!(q("+2").value(), 2);
+        assert_eq!(q("0").value(), 0);
+        assert_eq!(q("1.").value(), 1);
+        assert_eq!(q(".5").milli_value(), 500);
+        assert_eq!(q("1n").milli_value(), 1, "rounds up");
+        assert_eq!(q("9223372036854775807").value(), i64::MAX);
+        assert_eq!(q("1Ei").value(), 1 << 60);
+        assert_eq!(q("100Ei").value(), i64::MAX, "capped");
+        assert_eq!(q("123456789012345678901234567890").value(), i64::MAX);
+        // Upstream quirk kept: a bare suffix has an empty numerator, which parses as zero.
+        assert_eq!(q("Gi").value(), 0);
+    }
+
+    #[test]
+    fn rejects_bad_forms() {
+        for bad in [
+            "", "1.5.5Gi", "1Gib", "abc", "1 Gi", "1e3Ki", "inf", "1ki", "--1", "1e",
+        ] {
+            assert!(Quantity::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    #[test]
+    fn compares_by_value() {
+        assert_eq!(q("1Gi"), q("1024Mi"));
+        assert_eq!(q("1000m"), q("1"));
+        assert!(q("1.5") > q("1400m"));
+        assert_eq!(q("500m").add(&q("500m")), q("1"));
+    }
+
+    #[test]
+    fn displays_canonically() {
+        assert_eq!(q("1024Mi").to_string(), "1Gi");
+        assert_eq!(q("1500m").to_string(), "1500m");
+        assert_eq!(q("2000m").to_string(), "2");
+        assert_eq!(q("1e3").to_string(), "1k");
+        assert_eq!(q("0.5Gi").to_string(), "512Mi");
+    }
+}

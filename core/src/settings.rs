@@ -1,0 +1,288 @@
+//! podmut settings: feature gates and the documented policy knobs (see `policies/default.yaml`).
+//!
+//! Settings arrive as a JSON or YAML document; unknown keys and unknown feature gates are errors so a
+//! typo never silently changes a verdict.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::document::{self, InputError};
+
+/// A Kubernetes feature gate podmut knows about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Gate {
+    /// KEP-5972: the `pods/dynamic` subresource and atomic allocation of container adds/removes.
+    DynamicContainers,
+    /// KEP-6318: probes may be changed on a running Pod.
+    MutableContainerProbes,
+    /// KEP-1287: in-place cpu/memory resize (`pods/resize`).
+    InPlacePodVerticalScaling,
+    /// KEP-753: restartable init containers (`restartPolicy: Always`).
+    SidecarContainers,
+    /// KEP-2837: pod-level `spec.resources`.
+    PodLevelResources,
+    /// In-place resize of pod-level resources (alpha in 1.35).
+    InPlacePodLevelResourcesVerticalScaling,
+    /// In-place resize of Guaranteed Pods under the static CPU manager.
+    InPlacePodVerticalScalingExclusiveCPUs,
+    /// In-place resize of Guaranteed Pods under the static Memory manager.
+    InPlacePodVerticalScalingExclusiveMemory,
+    /// In-place resize of ordinary (non-restartable) init containers.
+    InPlacePodVerticalScalingInitContainers,
+    /// Per-container restart rules (`restartPolicyRules`, 1.34 alpha).
+    ContainerRestartRules,
+}
+
+impl Gate {
+    /// Every gate with its default (the defaults design.md §4 promises).
+    pub const ALL: [(Gate, bool); 10] = [
+        (Gate::DynamicContainers, true),
+        (Gate::MutableContainerProbes, true),
+        (Gate::InPlacePodVerticalScaling, true),
+        (Gate::SidecarContainers, true),
+        (Gate::PodLevelResources, true),
+        (Gate::InPlacePodLevelResourcesVerticalScaling, false),
+        (Gate::InPlacePodVerticalScalingExclusiveCPUs, false),
+        (Gate::InPlacePodVerticalScalingExclusiveMemory, false),
+        (Gate::InPlacePodVerticalScalingInitContainers, false),
+        (Gate::ContainerRestartRules, false),
+    ];
+
+    /// The upstream gate name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::DynamicContainers => "DynamicContainers",
+            Gate::MutableContainerProbes => "MutableContainerProbes",
+            Gate::InPlacePodVerticalScaling => "InPlacePodVerticalScaling",
+            Gate::SidecarContainers => "SidecarContainers",
+            Gate::PodLevelResources => "PodLevelResources",
+            Gate::InPlacePodLevelResourcesVerticalScaling => "InPlacePodLevelResourcesVerticalScaling",
+            Gate::InPlacePodVerticalScalingExclusiveCPUs => "InPlacePodVerticalScalingExclusiveCPUs",
+            Gate::InPlacePodVerticalScalingExclusiveMemory => "InPlacePodVerticalScalingExclusiveMemory",
+            Gate::InPlacePodVerticalScalingInitContainers => "InPlacePodVerticalScalingInitContainers",
+            Gate::ContainerRestartRules => "ContainerRestartRules",
+        }
+    }
+
+    /// Look a gate up by its upstream name.
+    pub fn from_name(name: &str) -> Option<Gate> {
+        Self::ALL.iter().map(|(g, _)| *g).find(|g| g.name() == name)
+    }
+}
+
+impl fmt::Display for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The state of every known feature gate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeatureGates {
+    enabled: BTreeMap<Gate, bool>,
+}
+
+impl Default for FeatureGates {
+    fn default() -> Self {
+        Self {
+            enabled: Gate::ALL.into_iter().collect(),
+        }
+    }
+}
+
+impl FeatureGates {
+    /// Whether `gate` is on.
+    pub fn enabled(&self, gate: Gate) -> bool {
+        self.enabled.get(&gate).copied().unwrap_or(false)
+    }
+
+    /// Turn a gate on or off.
+    pub fn set(&mut self, gate: Gate, on: bool) {
+        self.enabled.insert(gate, on);
+    }
+
+    /// Apply `Name=bool,Name=bool` (the kube-apiserver `--feature-gates` syntax).
+    pub fn apply_flag(&mut self, spec: &str) -> Result<(), String> {
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("missing bool value for feature gate {item:?}"))?;
+            let gate = Gate::from_name(name.trim()).ok_or_else(|| unknown_gate(name.trim()))?;
+            let on = match value.trim() {
+                "true" | "True" | "TRUE" | "1" => true,
+                "false" | "False" | "FALSE" | "0" => false,
+                other => {
+                    return Err(format!(
+                        "invalid value of {name}={other}, err: expected true or false"
+                    ));
+                }
+            };
+            self.set(gate, on);
+        }
+        Ok(())
+    }
+
+    /// Every gate and its state, in a stable order.
+    pub fn iter(&self) -> impl Iterator<Item = (Gate, bool)> + '_ {
+        self.enabled.iter().map(|(g, on)| (*g, *on))
+    }
+}
+
+fn unknown_gate(name: &str) -> String {
+    let known: Vec<&str> = Gate::ALL.iter().map(|(g, _)| g.name()).collect();
+    format!("unrecognized feature gate: {name} (known: {})", known.join(", "))
+}
+
+impl Serialize for FeatureGates {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let map: BTreeMap<&str, bool> = self.enabled.iter().map(|(g, on)| (g.name(), *on)).collect();
+        map.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for FeatureGates {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, bool>::deserialize(d)?;
+        let mut gates = FeatureGates::default();
+        for (name, on) in map {
+            let gate = Gate::from_name(&name).ok_or_else(|| serde::de::Error::custom(unknown_gate(&name)))?;
+            gates.set(gate, on);
+        }
+        Ok(gates)
+    }
+}
+
+/// How a memory-limit decrease with a `NotRequired` resize policy is judged on `pods/resize`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MemoryLimitDecrease {
+    /// Kubernetes 1.34 and later (KEP-1287 update): allowed; the kubelet does a best-effort usage check.
+    #[default]
+    Allow,
+    /// Kubernetes 1.33 and earlier: `Forbidden ...resources.limits[memory]` unless the memory resize
+    /// policy is `RestartContainer`.
+    Forbid,
+}
+
+/// What the webhook does with a request on a subresource podmut does not judge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UnknownSubresource {
+    /// Allow it, with a warning naming the subresource.
+    #[default]
+    Allow,
+    /// Deny it.
+    Deny,
+}
+
+/// All podmut settings. Every field has a default; the document form is camelCase.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Settings {
+    /// Feature gates (`{"DynamicContainers": true, ...}`); unnamed gates keep their defaults.
+    pub feature_gates: FeatureGates,
+    /// Apply Kubernetes defaulting (`SetDefaults_*`) to Pods before validating, like the API server.
+    pub apply_defaults: bool,
+    /// The cluster's `AllowPrivileged` capability (kube-apiserver `--allow-privileged`).
+    pub allow_privileged: bool,
+    /// Memory-limit decreases on resize: `allow` (1.34+) or `forbid` (1.33 and earlier).
+    pub memory_limit_decrease: MemoryLimitDecrease,
+    /// Webhook handling of subresources podmut does not judge.
+    pub unknown_subresource: UnknownSubresource,
+    /// KEP-5972: how many removed-container statuses the kubelet keeps (alpha: 10).
+    pub removed_status_limit: u32,
+    /// Largest accepted input document, in bytes (the API server's own request limit is 3 MiB).
+    pub max_input_bytes: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            feature_gates: FeatureGates::default(),
+            apply_defaults: true,
+            allow_privileged: true,
+            memory_limit_decrease: MemoryLimitDecrease::Allow,
+            unknown_subresource: UnknownSubresource::Allow,
+            removed_status_limit: 10,
+            max_input_bytes: 3 * 1024 * 1024,
+        }
+    }
+}
+
+impl Settings {
+    /// Parse a settings document (JSON or YAML); an empty or blank string gives the defaults.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        let value =
+            document::parse_text(text, "settings", u64::MAX).map_err(|e| InputError::BadSettings {
+                input: "settings".into(),
+                message: e.message().to_owned(),
+            })?;
+        if value.is_null() {
+            return Ok(Self::default());
+        }
+        serde_path_to_error::deserialize(value).map_err(|e| InputError::BadSettings {
+            input: "settings".into(),
+            message: document::describe_path_error(&e),
+        })
+    }
+
+    /// Whether a feature gate is on.
+    pub fn gate(&self, gate: Gate) -> bool {
+        self.feature_gates.enabled(gate)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_contract() {
+        let s = Settings::parse("").unwrap();
+        for g in [
+            Gate::DynamicContainers,
+            Gate::MutableContainerProbes,
+            Gate::InPlacePodVerticalScaling,
+            Gate::SidecarContainers,
+            Gate::PodLevelResources,
+        ] {
+            assert!(s.gate(g), "{g} should default on");
+        }
+        assert!(s.apply_defaults);
+        assert_eq!(s.removed_status_limit, 10);
+    }
+
+    #[test]
+    fn parses_yaml_and_json() {
+        let s = Settings::parse("featureGates:\n  DynamicContainers: false\napplyDefaults: false\n").unwrap();
+        assert!(!s.gate(Gate::DynamicContainers));
+        assert!(s.gate(Gate::MutableContainerProbes));
+        assert!(!s.apply_defaults);
+        let s = Settings::parse(r#"{"memoryLimitDecrease": "forbid"}"#).unwrap();
+        assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Forbid);
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_gates() {
+        let e = Settings::parse("applyDefault: true").unwrap_err();
+        assert!(e.to_string().contains("applyDefault"), "{e}");
+        let e = Settings::parse("featureGates: {Nope: true}").unwrap_err();
+        assert!(e.to_string().contains("unrecognized feature gate: Nope"), "{e}");
+    }
+
+    #[test]
+    fn feature_gate_flag_syntax() {
+        let mut g = FeatureGates::default();
+        g.apply_flag("DynamicContainers=false, SidecarContainers=true")
+            .unwrap();
+        assert!(!g.enabled(Gate::DynamicContainers));
+        assert!(g.apply_flag("Bogus=true").unwrap_err().contains("Bogus"));
+        assert!(g.apply_flag("DynamicContainers").is_err());
+        assert!(g.apply_flag("DynamicContainers=maybe").is_err());
+    }
+}

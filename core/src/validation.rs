@@ -1,0 +1,237 @@
+//! The API-server side entry point: which rules a Pod change on a given request path goes through.
+
+use std::fmt;
+use std::str::FromStr;
+
+use k8s_openapi::api::core::v1::Pod;
+use serde::{Deserialize, Serialize};
+
+use crate::defaults::apply_pod_defaults;
+use crate::document::{self, InputError};
+use crate::field::{ErrorList, invalid_message};
+use crate::settings::Settings;
+
+/// The Pod request path a change arrives on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Subresource {
+    /// The main resource (`pods`), or a create.
+    #[default]
+    None,
+    /// `pods/dynamic` (KEP-5972).
+    Dynamic,
+    /// `pods/ephemeralcontainers`.
+    #[serde(rename = "ephemeralcontainers")]
+    EphemeralContainers,
+    /// `pods/resize`.
+    Resize,
+    /// `pods/status`.
+    Status,
+}
+
+impl Subresource {
+    /// Every request path.
+    pub const ALL: [Subresource; 5] = [
+        Subresource::None,
+        Subresource::Dynamic,
+        Subresource::EphemeralContainers,
+        Subresource::Resize,
+        Subresource::Status,
+    ];
+
+    /// The name as it appears in `request.subResource` (`""` for the main resource) and on the CLI
+    /// (`none`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subresource::None => "none",
+            Subresource::Dynamic => "dynamic",
+            Subresource::EphemeralContainers => "ephemeralcontainers",
+            Subresource::Resize => "resize",
+            Subresource::Status => "status",
+        }
+    }
+
+    /// The AdmissionReview `request.subResource` value.
+    pub fn api_name(self) -> &'static str {
+        match self {
+            Subresource::None => "",
+            other => other.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for Subresource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Subresource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "" | "none" => Ok(Subresource::None),
+            "dynamic" => Ok(Subresource::Dynamic),
+            "ephemeralcontainers" | "ephemeral-containers" => Ok(Subresource::EphemeralContainers),
+            "resize" => Ok(Subresource::Resize),
+            "status" => Ok(Subresource::Status),
+            other => Err(format!(
+                "unknown subresource {other:?}: expected one of none, dynamic, ephemeralcontainers, resize, status"
+            )),
+        }
+    }
+}
+
+/// The outcome of validating one Pod change.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// True when there are no errors.
+    pub allowed: bool,
+    /// Every error, in upstream order.
+    pub errors: ErrorList,
+    /// Non-fatal findings.
+    pub warnings: Vec<String>,
+    /// The API server's message for a denial (`Pod "x" is invalid: ...`); empty when allowed.
+    pub message: String,
+}
+
+impl Verdict {
+    /// A verdict on the Pod named `name` from an error list (allowed iff empty).
+    pub fn from_errors(name: &str, errors: ErrorList, warnings: Vec<String>) -> Self {
+        let message = if errors.is_empty() {
+            String::new()
+        } else {
+            invalid_message("Pod", name, &errors)
+        };
+        Self {
+            allowed: errors.is_empty(),
+            errors,
+            warnings,
+            message,
+        }
+    }
+}
+
+/// Validate a Pod create (`old` is `None`) or update arriving on `sub`.
+///
+/// Defaulting is applied to (copies of) both Pods first when `settings.apply_defaults` is set.
+pub fn check(
+    old: Option<&Pod>,
+    new: &Pod,
+    sub: Subresource,
+    settings: &Settings,
+) -> Result<Verdict, InputError> {
+    let defaulted = |p: &Pod| {
+        let mut p = p.clone();
+        if settings.apply_defaults {
+            apply_pod_defaults(&mut p, settings);
+        }
+        p
+    };
+    let new = defaulted(new);
+    let old = old.map(defaulted);
+    let errors = match (old.as_ref(), sub) {
+        (None, Subresource::None) => crate::pod::validate_pod_create(&new, settings),
+        (None, other) => {
+            return Err(InputError::malformed(
+                "old-pod",
+                format!("pods/{other} updates an existing Pod: the old Pod is required"),
+            ));
+        }
+        (Some(old), Subresource::None) => crate::pod::validate_pod_update(&new, old, settings),
+        (Some(_), Subresource::Dynamic) => {
+            return Err(InputError::NotImplemented(
+                "pods/dynamic validation (issue 3)".into(),
+            ));
+        }
+        (Some(_), Subresource::EphemeralContainers) => {
+            return Err(InputError::NotImplemented(
+                "pods/ephemeralcontainers validation (issue 3)".into(),
+            ));
+        }
+        (Some(_), Subresource::Resize) => {
+            return Err(InputError::NotImplemented(
+                "pods/resize validation (issue 3)".into(),
+            ));
+        }
+        (Some(_), Subresource::Status) => {
+            return Err(InputError::NotImplemented(
+                "pods/status validation (issue 3)".into(),
+            ));
+        }
+    };
+    Ok(Verdict::from_errors(
+        crate::pod::pod_name(&new),
+        errors,
+        Vec::new(),
+    ))
+}
+
+/// [`check`] on documents: parse the settings and both Pods (JSON or YAML), then validate.
+pub fn check_documents(
+    old: Option<&str>,
+    new: &str,
+    sub: Subresource,
+    settings: &str,
+) -> Result<Verdict, InputError> {
+    let settings = Settings::parse(settings)?;
+    let limit = settings.max_input_bytes;
+    let old = old
+        .map(|t| document::parse_pod(t, "old-pod", limit))
+        .transpose()?;
+    let new = document::parse_pod(new, "new-pod", limit)?;
+    check(old.as_ref(), &new, sub, &settings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::ErrorType;
+
+    const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers:\n  - {name: app, image: nginx:1.25}\n";
+
+    #[test]
+    fn adding_a_container_on_the_main_resource_is_forbidden() {
+        let new = POD.replace(
+            "  - {name: app, image: nginx:1.25}\n",
+            "  - {name: app, image: nginx:1.25}\n  - {name: two, image: busybox}\n",
+        );
+        let v = check_documents(Some(POD), &new, Subresource::None, "").unwrap();
+        assert!(!v.allowed);
+        assert_eq!(v.errors.len(), 1);
+        assert_eq!(v.errors[0].error_type, ErrorType::Forbidden);
+        assert_eq!(v.errors[0].field.to_string(), "spec.containers");
+        assert_eq!(v.errors[0].origin, "update/container-list");
+    }
+
+    #[test]
+    fn image_change_is_allowed_and_other_changes_hit_the_catch_all() {
+        let v = check_documents(
+            Some(POD),
+            &POD.replace("nginx:1.25", "nginx:1.26"),
+            Subresource::None,
+            "",
+        )
+        .unwrap();
+        assert!(v.allowed, "{:?}", v.errors);
+        let changed = POD.replace("image: nginx:1.25}", "image: nginx:1.25, command: [sh]}");
+        let v = check_documents(Some(POD), &changed, Subresource::None, "").unwrap();
+        assert_eq!(v.errors.len(), 1);
+        assert_eq!(v.errors[0].field.to_string(), "spec");
+        assert_eq!(v.errors[0].origin, "update/immutable-spec");
+    }
+
+    #[test]
+    fn subresources_need_an_old_pod() {
+        let e = check_documents(None, POD, Subresource::Resize, "").unwrap_err();
+        assert_eq!(e.input(), "old-pod");
+    }
+
+    #[test]
+    fn subresource_names() {
+        for s in Subresource::ALL {
+            assert_eq!(s.as_str().parse::<Subresource>().unwrap(), s);
+        }
+        assert!("bogus".parse::<Subresource>().is_err());
+    }
+}

@@ -1,0 +1,200 @@
+//! The `podmut` command line (design.md §4 is the contract: flags, `-o json` shapes, exit codes).
+//!
+//! Exit codes: 0 allowed, 1 denied, 2 bad input or usage (message on stderr naming the file and the
+//! problem), 3 the component failed (trap, timeout, out of memory).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::error::{CallError, blamed_input, describe_input_error};
+use crate::runtime::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
+
+mod check;
+mod component;
+mod coverage;
+mod node;
+mod playground;
+mod qos;
+mod review;
+mod serve;
+
+/// podmut: is this Pod change legal, what QoS results, can the node allocate it, what will the
+/// kubelet's probes do. Every answer comes from the podmut WebAssembly component.
+#[derive(Debug, Parser)]
+#[command(name = "podmut", version, about, long_about = None, max_term_width = 110)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate a Pod create (no --old) or update on a request path, like the API server.
+    Check(check::CheckArgs),
+    /// Print a Pod's QoS class.
+    Qos(qos::QosArgs),
+    /// Decide Allocated / Deferred / Infeasible for a Pod change on a node (kubelet).
+    Allocate(node::AllocateArgs),
+    /// The kubelet's probe-worker plan for an old -> new Pod (KEP-6318, KEP-5972).
+    Probes(node::ProbesArgs),
+    /// The container statuses the kubelet would publish (Unallocated, removed-status GC).
+    Statuses(node::StatusesArgs),
+    /// Check admission configuration against KEP-5972's fail-closed rule for pods/dynamic.
+    Coverage(coverage::CoverageArgs),
+    /// Answer an AdmissionReview (admission.k8s.io/v1) from a file or stdin.
+    Review(review::ReviewArgs),
+    /// Serve the component as an HTTPS validating admission webhook.
+    Serve(serve::ServeArgs),
+    /// Serve the browser pod-diff playground.
+    Playground(playground::PlaygroundArgs),
+    /// Write the exact component the CLI and webhook run.
+    Component(component::ComponentArgs),
+}
+
+/// Output format of the judging commands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human-readable.
+    #[default]
+    Text,
+    /// One JSON object (the documented schema).
+    Json,
+    /// The same object as YAML.
+    Yaml,
+}
+
+/// Options shared by every command that runs the component.
+#[derive(Debug, Clone, Args)]
+pub struct PolicyArgs {
+    /// Run this component (.wasm) instead of the embedded one.
+    #[arg(long, value_name = "FILE.wasm", env = "PODMUT_POLICY")]
+    pub policy: Option<PathBuf>,
+    /// Directory for compiled components (default: $XDG_CACHE_HOME/podmut or ~/.cache/podmut).
+    #[arg(long, value_name = "DIR", env = "PODMUT_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Compile the component in memory every time.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl PolicyArgs {
+    /// Where the component comes from.
+    pub fn source(&self) -> ComponentSource {
+        self.policy
+            .clone()
+            .map_or(ComponentSource::Embedded, ComponentSource::File)
+    }
+
+    /// The cache mode the flags ask for.
+    pub fn cache(&self) -> CacheMode {
+        if self.no_cache {
+            CacheMode::Off
+        } else {
+            self.cache_dir.clone().map_or(CacheMode::Default, CacheMode::Dir)
+        }
+    }
+
+    /// Load the component for a one-shot CLI call (on-demand allocation: nothing to pool).
+    pub fn runtime(&self) -> Result<Runtime, Failure> {
+        let options = RuntimeOptions {
+            pooling: false,
+            cache: self.cache(),
+            ..RuntimeOptions::default()
+        };
+        Runtime::load(&self.source(), options).map_err(|e| Failure::internal(e.to_string()))
+    }
+}
+
+/// Why a command did not produce a verdict: the exit code and the message for stderr.
+#[derive(Debug)]
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// Bad input or usage (exit 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        Self {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// The component or host failed (exit 3).
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self {
+            code: 3,
+            message: message.into(),
+        }
+    }
+
+    /// Map a component call error, naming the file an input error blames.
+    pub fn from_call(e: CallError, files: &[(&str, &str)]) -> Self {
+        match e {
+            CallError::Input(ie) => {
+                let blamed = blamed_input(&ie)
+                    .and_then(|i| files.iter().find(|(name, _)| *name == i))
+                    .map(|(_, f)| *f);
+                let text = describe_input_error(&ie);
+                match blamed {
+                    Some(file) => {
+                        let msg = text
+                            .split_once(": ")
+                            .map_or(text.as_str(), |(_, rest)| rest)
+                            .to_owned();
+                        Failure::input(format!("{file}: {msg}"))
+                    }
+                    None => Failure::input(text),
+                }
+            }
+            CallError::Host(h) => Failure::internal(h.to_string()),
+        }
+    }
+}
+
+/// Read a file, or stdin for `-`.
+pub fn read_input(path: &Path, flag: &str) -> Result<String, Failure> {
+    if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| Failure::input(format!("cannot read {flag} from stdin: {e}")))?;
+        return Ok(s);
+    }
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("cannot read {flag} {}: {e}", path.display())))
+}
+
+/// Print to stdout, ignoring a closed pipe.
+pub fn emit(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// Parse the arguments and run; the process exit code follows the contract.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(a) => check::run(&a),
+        Command::Qos(a) => qos::run(&a),
+        Command::Allocate(a) => node::run_allocate(&a),
+        Command::Probes(a) => node::run_probes(&a),
+        Command::Statuses(a) => node::run_statuses(&a),
+        Command::Coverage(a) => coverage::run(&a),
+        Command::Review(a) => review::run(&a),
+        Command::Serve(a) => serve::run(&a),
+        Command::Playground(a) => playground::run(&a),
+        Command::Component(a) => component::run(&a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("podmut: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,467 @@
+//! Running the podmut component with wasmtime: one [`Engine`], one linked [`PolicyPre`], and a fresh
+//! [`Store`] + instance for every call, bounded by an epoch deadline and a memory cap. The guest gets
+//! no filesystem, network, environment or arguments; its stderr is captured only to explain a trap.
+
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
+};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::bindings::exports::podmut::policy::{admission, node};
+use crate::bindings::podmut::policy::types;
+use crate::bindings::{Policy, PolicyPre};
+use crate::error::{CallError, HostError};
+
+/// The component built from this workspace and embedded in the binary.
+pub const EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm"));
+
+/// How often the epoch advances; deadlines are counted in these ticks.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Bytes of guest stderr kept to explain a trap.
+const STDERR_CAPTURE: usize = 16 * 1024;
+
+/// Where the component comes from.
+#[derive(Clone, Debug)]
+pub enum ComponentSource {
+    /// The component embedded at build time ([`EMBEDDED_COMPONENT`]).
+    Embedded,
+    /// A `.wasm` component file (`--policy FILE.wasm`).
+    File(PathBuf),
+    /// Component bytes already in memory.
+    Bytes(Arc<Vec<u8>>),
+}
+
+/// Where compiled components are cached.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CacheMode {
+    /// `$PODMUT_CACHE_DIR`, else `$XDG_CACHE_HOME/podmut`, else `$HOME/.cache/podmut`; off if none.
+    #[default]
+    Default,
+    /// This directory.
+    Dir(PathBuf),
+    /// Always compile in memory.
+    Off,
+}
+
+/// Runtime limits and tuning.
+#[derive(Clone, Debug)]
+pub struct RuntimeOptions {
+    /// Use wasmtime's pooling allocator (fast instantiation; reserves address space up front).
+    pub pooling: bool,
+    /// With pooling: how many instances may be live at once.
+    pub max_instances: u32,
+    /// Largest linear memory a guest may grow to, in bytes.
+    pub memory_limit: usize,
+    /// Wall-clock budget of one call.
+    pub deadline: Duration,
+    /// Compiled-artifact cache.
+    pub cache: CacheMode,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        Self {
+            pooling: true,
+            max_instances: 64,
+            memory_limit: 256 << 20,
+            deadline: Duration::from_secs(2),
+            cache: CacheMode::Default,
+        }
+    }
+}
+
+/// Per-store host state: an empty WASI context plus the memory limiter.
+pub struct HostState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: Limiter,
+}
+
+impl std::fmt::Debug for HostState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostState")
+            .field("limiter", &self.limiter)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Caps linear memory and records whether the cap was hit (to tell out-of-memory from other traps).
+#[derive(Debug)]
+struct Limiter {
+    memory_limit: usize,
+    hit: bool,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory_limit {
+            self.hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+struct Inner {
+    engine: Engine,
+    pre: PolicyPre<HostState>,
+    options: RuntimeOptions,
+    digest: String,
+    size: usize,
+    ticker_alive: Arc<AtomicBool>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.ticker_alive.store(false, Ordering::Relaxed);
+    }
+}
+
+/// A loaded, linked podmut component. Cheap to clone; every call gets a fresh instance.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("digest", &self.inner.digest)
+            .field("options", &self.inner.options)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Load, compile (or fetch from the cache) and link a component.
+    pub fn load(source: &ComponentSource, options: RuntimeOptions) -> Result<Self, HostError> {
+        let bytes: std::borrow::Cow<'_, [u8]> = match source {
+            ComponentSource::Embedded => EMBEDDED_COMPONENT.into(),
+            ComponentSource::File(path) => std::fs::read(path)
+                .map_err(|source| HostError::Read {
+                    path: path.clone(),
+                    source,
+                })?
+                .into(),
+            ComponentSource::Bytes(b) => b.as_slice().into(),
+        };
+        let engine = build_engine(&options)?;
+        let digest = hex(&Sha256::digest(&bytes));
+        let component = compile_cached(&engine, &bytes, &digest, &options.cache)?;
+        let mut linker: Linker<HostState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(HostError::Link)?;
+        let pre = linker.instantiate_pre(&component).map_err(HostError::Link)?;
+        let pre = PolicyPre::new(pre).map_err(HostError::Link)?;
+        let ticker_alive = Arc::new(AtomicBool::new(true));
+        spawn_epoch_ticker(engine.clone(), ticker_alive.clone());
+        Ok(Self {
+            inner: Arc::new(Inner {
+                engine,
+                pre,
+                options,
+                digest,
+                size: bytes.len(),
+                ticker_alive,
+            }),
+        })
+    }
+
+    /// The wasmtime engine.
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// SHA-256 of the component bytes, hex.
+    pub fn digest(&self) -> &str {
+        &self.inner.digest
+    }
+
+    /// Size of the component in bytes.
+    pub fn component_size(&self) -> usize {
+        self.inner.size
+    }
+
+    /// The options this runtime was built with.
+    pub fn options(&self) -> &RuntimeOptions {
+        &self.inner.options
+    }
+
+    /// Run `f` against a fresh instance, mapping traps, timeouts and memory exhaustion.
+    fn call<R>(
+        &self,
+        f: impl FnOnce(&Policy, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        let opts = &self.inner.options;
+        let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
+        let wasi = WasiCtx::builder()
+            .stderr(stderr.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .build();
+        let state = HostState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: Limiter {
+                memory_limit: opts.memory_limit,
+                hit: false,
+            },
+        };
+        let mut store = Store::new(&self.inner.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        let ticks = opts.deadline.as_millis().div_ceil(EPOCH_TICK.as_millis()).max(1);
+        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+        let policy = self
+            .inner
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| classify(&e, &store, &stderr, opts))?;
+        f(&policy, &mut store).map_err(|e| classify(&e, &store, &stderr, opts))
+    }
+
+    /// `validate.check`.
+    pub fn check(
+        &self,
+        old: Option<&str>,
+        new: &str,
+        sub: types::Subresource,
+        settings: &str,
+    ) -> Result<types::Verdict, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_validate().call_check(s, old, new, sub, settings))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `node.qos-class`.
+    pub fn qos(&self, pod: &str, options: node::QosOptions) -> Result<types::QosClass, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_node().call_qos(s, pod, options))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `node.allocate`.
+    pub fn allocate(&self, request: &str) -> Result<node::AllocationDecision, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_node().call_allocate(s, request))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `node.retry-order`.
+    pub fn retry_order(&self, pending: &str) -> Result<Vec<String>, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_node().call_retry_order(s, pending))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `node.probe-plan`.
+    pub fn probe_plan(
+        &self,
+        old: &str,
+        new: &str,
+        settings: &str,
+    ) -> Result<Vec<node::ProbeAction>, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_node().call_probe_plan(s, old, new, settings))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `node.container-statuses`.
+    pub fn container_statuses(&self, request: &str) -> Result<String, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_node().call_container_statuses(s, request))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `admission.review`.
+    pub fn review(&self, review: &str, settings: &str) -> Result<String, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_admission().call_review(s, review, settings))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `admission.coverage`.
+    pub fn coverage(&self, configs: &str) -> Result<admission::CoverageReport, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs))?;
+        r.map_err(CallError::Input)
+    }
+}
+
+/// Tell a timeout or memory exhaustion from any other trap.
+fn classify(
+    err: &wasmtime::Error,
+    store: &Store<HostState>,
+    stderr: &MemoryOutputPipe,
+    opts: &RuntimeOptions,
+) -> HostError {
+    if err.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
+        return HostError::Timeout(opts.deadline);
+    }
+    if store.data().limiter.hit {
+        return HostError::OutOfMemory {
+            limit: opts.memory_limit,
+        };
+    }
+    let captured = String::from_utf8_lossy(&stderr.contents()).trim().to_owned();
+    HostError::Trap {
+        message: format!("{err:#}"),
+        stderr: captured,
+    }
+}
+
+fn build_engine(options: &RuntimeOptions) -> Result<Engine, HostError> {
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    config.epoch_interruption(true);
+    if options.pooling {
+        let n = options.max_instances.max(1);
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(n)
+            .total_core_instances(n.saturating_mul(4))
+            .total_memories(n.saturating_mul(2))
+            .total_tables(n.saturating_mul(4))
+            .max_memories_per_component(2)
+            .max_tables_per_component(4)
+            .max_core_instances_per_component(8)
+            .max_memory_size(options.memory_limit)
+            .linear_memory_keep_resident(1 << 20)
+            .table_keep_resident(64 << 10);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
+    Engine::new(&config).map_err(HostError::Engine)
+}
+
+fn spawn_epoch_ticker(engine: Engine, alive: Arc<AtomicBool>) {
+    let spawned = std::thread::Builder::new()
+        .name("podmut-epoch".into())
+        .spawn(move || {
+            while alive.load(Ordering::Relaxed) {
+                std::thread::sleep(EPOCH_TICK);
+                engine.increment_epoch();
+            }
+        });
+    // Without a ticker, deadlines never fire; calls still complete, so this is not fatal.
+    if let Err(e) = spawned {
+        eprintln!("podmut: warning: cannot start the epoch ticker ({e}); calls run without a deadline");
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// The cache directory for a mode, if any.
+pub fn cache_dir(mode: &CacheMode) -> Option<PathBuf> {
+    match mode {
+        CacheMode::Off => None,
+        CacheMode::Dir(d) => Some(d.clone()),
+        CacheMode::Default => {
+            if let Some(d) = std::env::var_os("PODMUT_CACHE_DIR").filter(|d| !d.is_empty()) {
+                return Some(PathBuf::from(d));
+            }
+            if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+                return Some(PathBuf::from(d).join("podmut"));
+            }
+            std::env::var_os("HOME")
+                .filter(|d| !d.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache").join("podmut"))
+        }
+    }
+}
+
+/// The cache file name for a component under an engine configuration.
+fn cache_key(engine: &Engine, digest: &str) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut h);
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    format!("{}-{:016x}.cwasm", &digest[..32.min(digest.len())], h.finish())
+}
+
+/// Compile a component, reusing a precompiled artifact from the cache when one matches.
+fn compile_cached(
+    engine: &Engine,
+    bytes: &[u8],
+    digest: &str,
+    mode: &CacheMode,
+) -> Result<Component, HostError> {
+    let Some(dir) = cache_dir(mode) else {
+        return Component::new(engine, bytes).map_err(HostError::Compile);
+    };
+    let path = dir.join(cache_key(engine, digest));
+    if path.is_file()
+        && let Some(c) = load_precompiled(engine, &path)
+    {
+        return Ok(c);
+    }
+    let component = Component::new(engine, bytes).map_err(HostError::Compile)?;
+    // A cache that cannot be written only costs the next run a compile.
+    if let Ok(serialized) = component.serialize() {
+        let _ = write_atomically(&dir, &path, &serialized);
+    }
+    Ok(component)
+}
+
+#[allow(
+    unsafe_code,
+    reason = "wasmtime requires unsafe to load precompiled machine code"
+)]
+fn load_precompiled(engine: &Engine, path: &Path) -> Option<Component> {
+    // SAFETY: the file was written by `write_atomically` below into podmut's own per-user cache
+    // directory (created 0700), under a name derived from the component digest and this engine's
+    // compatibility hash; wasmtime additionally checks its header and engine compatibility.
+    unsafe { Component::deserialize_file(engine, path) }.ok()
+}
+
+fn write_atomically(dir: &Path, path: &Path, data: &[u8]) -> std::io::Result<()> {
+    create_private_dir(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("c"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, data)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::create_dir_all(dir)
+    }
+}

@@ -1,0 +1,91 @@
+//! The embedded component itself: what it imports and that its answers come through wasmtime.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: failing loudly is the point"
+)]
+
+use podmut::types::{QosOptions, Subresource};
+use podmut::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
+
+fn runtime() -> Runtime {
+    Runtime::load(
+        &ComponentSource::Embedded,
+        RuntimeOptions {
+            cache: CacheMode::Off,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn imports_only_cli_io_and_the_standard_library_needs() {
+    let rt = runtime();
+    let engine = rt.engine();
+    let component = wasmtime::component::Component::new(engine, podmut::runtime::EMBEDDED_COMPONENT).unwrap();
+    let imports: Vec<String> = component
+        .component_type()
+        .imports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    for forbidden in ["wasi:filesystem", "wasi:sockets", "wasi:http/outgoing-handler"] {
+        assert!(
+            !imports.iter().any(|i| i.starts_with(forbidden)),
+            "component imports {forbidden}: {imports:?}"
+        );
+    }
+    let exports: Vec<String> = component
+        .component_type()
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    for e in [
+        "podmut:policy/validate@0.1.0",
+        "podmut:policy/node@0.1.0",
+        "podmut:policy/admission@0.1.0",
+    ] {
+        assert!(exports.iter().any(|x| x == e), "missing export {e}: {exports:?}");
+    }
+}
+
+#[test]
+fn every_call_gets_a_fresh_instance_and_the_same_answer() {
+    let rt = runtime();
+    let old = "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x}]\n";
+    let new = "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x}, {name: b, image: y}]\n";
+    for _ in 0..3 {
+        let v = rt.check(Some(old), new, Subresource::None, "").unwrap();
+        assert!(!v.allowed);
+        assert_eq!(v.errors[0].field, "spec.containers");
+        assert_eq!(
+            v.errors[0].message,
+            "Forbidden: pod updates may not add or remove containers"
+        );
+    }
+    let q = rt
+        .qos(
+            old,
+            QosOptions {
+                apply_defaults: true,
+                always_compute: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(podmut::output::qos_name(q), "BestEffort");
+}
+
+#[test]
+fn unfinished_functions_say_not_implemented() {
+    // Functions later issues fill must say so explicitly, never return a fake answer.
+    let rt = runtime();
+    for r in [
+        rt.allocate("{}").err(),
+        rt.container_statuses("{}").err(),
+        rt.retry_order("[]").err(),
+    ] {
+        let e = r.expect("an error").to_string();
+        assert!(e.contains("not implemented"), "{e}");
+    }
+}

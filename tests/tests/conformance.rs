@@ -1,0 +1,28 @@
+//! The conformance fixtures as named, filterable tests (libtest-mimic).
+//!
+//! `cargo test -p podmut-conformance --test conformance -- update/` runs one area;
+//! `PODMUT_BLESS=1` rewrites each case's `expect` from the native result.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() -> std::process::ExitCode {
+    let args = Arguments::from_args();
+    let bless = std::env::var_os("PODMUT_BLESS").is_some_and(|v| !v.is_empty() && v != "0");
+    let cases = match podmut_conformance::load_cases(&podmut_conformance::cases_dir()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cannot load the fixtures: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let trials: Vec<Trial> = cases
+        .into_iter()
+        .map(|c| {
+            let name = c.name.clone();
+            Trial::test(name, move || {
+                podmut_conformance::run_case(&c, bless).map_err(Failed::from)
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
