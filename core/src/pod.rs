@@ -4,10 +4,12 @@
 
 use k8s_openapi::api::core::v1::{Container, EphemeralContainer, Pod, PodSpec};
 
+pub mod meta;
 pub mod spec;
 pub mod update;
 
-pub use spec::validate_pod_create;
+pub use meta::validate_object_meta_update;
+pub use spec::{validate_pod_create, validate_pod_metadata_and_spec};
 pub use update::validate_pod_update;
 
 /// The annotation that marks a mirror (static) Pod.

@@ -6,9 +6,9 @@ use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::spec_of;
 use crate::settings::Settings;
 
-/// Validate a Pod create.
+/// Validate a Pod create (`ValidatePodCreate`).
 pub fn validate_pod_create(pod: &Pod, settings: &Settings) -> ErrorList {
-    let mut errs = validate_pod_spec_basics(pod, settings);
+    let mut errs = validate_pod_metadata_and_spec(pod, settings);
     let spec = spec_of(pod);
     if spec.ephemeral_containers.as_ref().is_some_and(|e| !e.is_empty()) {
         errs.push(
@@ -22,8 +22,10 @@ pub fn validate_pod_create(pod: &Pod, settings: &Settings) -> ErrorList {
     errs
 }
 
-/// The spec checks every create and update runs on the new Pod.
-pub fn validate_pod_spec_basics(pod: &Pod, _settings: &Settings) -> ErrorList {
+/// `validatePodMetadataAndSpec`: the full validation every create and every update (on any
+/// subresource) runs on the new Pod: ObjectMeta, Pod annotations, `ValidatePodSpec` and the
+/// Pod-only container checks.
+pub fn validate_pod_metadata_and_spec(pod: &Pod, _settings: &Settings) -> ErrorList {
     let mut errs = ErrorList::new();
     let spec = spec_of(pod);
     if spec.containers.is_empty() {

@@ -15,7 +15,7 @@ pub const CATCH_ALL_DETAIL: &str = "pod updates may not change fields other than
 `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
 /// Validate a plain Pod update (`new` first, like upstream `ValidatePodUpdate(newPod, oldPod)`).
-pub fn validate_pod_update(new: &Pod, old: &Pod, _settings: &Settings) -> ErrorList {
+pub fn validate_pod_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     let mut errs = ErrorList::new();
     let spec_path = Path::new("spec");
     let new_spec = spec_of(new);
@@ -44,7 +44,7 @@ pub fn validate_pod_update(new: &Pod, old: &Pod, _settings: &Settings) -> ErrorL
     if semantic_eq(&*new_spec, &*old_spec) {
         return errs;
     }
-    let munged = munge_updatable_fields(&new_spec, &old_spec);
+    let munged = munge_updatable_fields(&new_spec, &old_spec, settings);
     if !semantic_eq(&munged, &*old_spec) {
         errs.push(catch_all_error(&old_spec, &munged));
     }
@@ -65,7 +65,7 @@ pub fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
 
 /// Copy into a clone of `new` every field a plain update may change, taken from `old`, so that
 /// anything still different is an immutable change.
-pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec) -> PodSpec {
+pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, _settings: &Settings) -> PodSpec {
     let mut m = new.clone();
     for (c, oc) in m.containers.iter_mut().zip(&old.containers) {
         c.image.clone_from(&oc.image);
