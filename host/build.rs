@@ -39,11 +39,18 @@ fn main() {
     }
 
     // OUT_DIR is <target>[/<triple>]/<profile>/build/<pkg>-<hash>/out; share one guest build
-    // between debug and release hosts.
+    // between debug and release hosts of this checkout (keyed by the workspace path, so several
+    // checkouts can share one target directory without overwriting each other's component).
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        workspace.hash(&mut h);
+        format!("podmut-guest-{:016x}", h.finish())
+    };
     let target_dir = out_dir
         .ancestors()
         .nth(4)
-        .map_or_else(|| out_dir.join("guest-target"), |t| t.join("podmut-guest"));
+        .map_or_else(|| out_dir.join("guest-target"), |t| t.join(&key));
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&workspace)
