@@ -12,6 +12,7 @@
 //! - [`defaults`]: the API server's defaulting (`SetDefaults_*`);
 //! - [`validation`]: the request-path dispatcher ([`validation::check`]);
 //! - [`pod`]: create and plain-update validation;
+//! - [`ephemeral`]: ephemeral containers;
 //! - [`qos`]: QoS classes;
 //! - [`admission`]: AdmissionReview in and out;
 //! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
@@ -19,6 +20,7 @@
 pub mod admission;
 pub mod defaults;
 pub mod document;
+pub mod ephemeral;
 pub mod field;
 pub mod pod;
 pub mod qos;

@@ -1,13 +1,13 @@
 //! podmut's conformance fixtures: every case under `tests/cases/<area>/` is run natively against
 //! `podmut-core` and through the podmut component, and both must give the expected answer.
 //!
-//! A case file (YAML):
+//! A case file (YAML) — the fields an area reads, plus `description` and `expect`:
 //!
 //! ```yaml
 //! description: adding a container on the main resource is forbidden
-//! subresource: none          # none | dynamic | ephemeralcontainers | resize | status (check cases)
+//! subresource: none          # check cases: none | dynamic | ephemeralcontainers | resize | status
 //! settings: {}               # optional settings profile (policies/default.yaml keys)
-//! old: {kind: Pod, ...}      # optional: without it a create is validated
+//! old: {kind: Pod, ...}      # check: optional (without it a create is validated)
 //! new: {kind: Pod, ...}
 //! expect:
 //!   allowed: false
@@ -15,9 +15,11 @@
 //!     - {type: FieldValueForbidden, field: spec.containers, origin: update/container-list}
 //! ```
 //!
-//! Areas (the first directory under `cases/`) choose the function: `qos` cases give `pod` and
-//! expect `qosClass`; every other area is a `check` case. `PODMUT_BLESS=1` rewrites `expect` from
-//! the native result.
+//! The first directory under `cases/` is the area and picks the function ([`area_for`]): `qos` cases
+//! give `pod` and expect `{qosClass}`; areas without a module of their own are `check` cases.
+//! `expect` is compared with the outcome as JSON: every key `expect` names must be equal in the outcome
+//! (objects may leave keys out; lists must match element by element). `expect: {inputError: text}`
+//! expects an input error containing `text`. `PODMUT_BLESS=1` rewrites `expect` from the native outcome.
 
 #![allow(
     clippy::panic,
@@ -27,70 +29,49 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use podmut::types as wit;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// One expected (or actual) error, matched on type, field and origin; never on message text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExpectedError {
-    /// The cause type, e.g. `FieldValueForbidden`.
-    #[serde(rename = "type")]
-    pub error_type: String,
-    /// The rendered field path.
-    pub field: String,
-    /// The rule id.
-    pub origin: String,
-}
+pub mod check;
+pub mod qos;
 
-/// What a case expects.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Expect {
-    /// Check cases: the verdict.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allowed: Option<bool>,
-    /// Check cases: every error, in order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Vec<ExpectedError>>,
-    /// QoS cases: the class.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qos_class: Option<String>,
-    /// Any case: the input is rejected, and the message contains this text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_error: Option<String>,
-}
-
-/// One fixture file.
+/// One fixture file. Each area reads the fields it needs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Case {
-    /// What the case shows.
+    /// What the case shows (and, where it applies, the upstream test or KEP sentence it comes from).
     pub description: String,
     /// Check cases: the request path.
-    #[serde(default = "default_subresource")]
+    #[serde(default = "default_subresource", skip_serializing_if = "is_none_subresource")]
     pub subresource: String,
     /// Settings profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Value>,
-    /// Check cases: the old Pod.
+    /// The Pod before the change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old: Option<Value>,
-    /// Check cases: the new Pod.
+    /// The Pod after the change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new: Option<Value>,
-    /// QoS cases: the Pod.
+    /// A single Pod (qos).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod: Option<Value>,
-    /// QoS cases: skip defaulting.
+    /// A request document (allocate, statuses, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Value>,
+    /// Skip Kubernetes defaulting.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_defaults: bool,
-    /// The expected answer.
-    pub expect: Expect,
+    /// The expected outcome (area-specific JSON).
+    pub expect: Value,
 }
 
 fn default_subresource() -> String {
     "none".into()
+}
+
+fn is_none_subresource(s: &str) -> bool {
+    s == "none"
 }
 
 /// A loaded case with its location.
@@ -104,6 +85,28 @@ pub struct LoadedCase {
     pub path: PathBuf,
     /// The case.
     pub case: Case,
+}
+
+/// How an area runs its cases: natively and through the component, both giving outcome JSON.
+#[derive(Clone, Copy, Debug)]
+pub struct Area {
+    /// Run against podmut-core.
+    pub native: fn(&Case) -> Value,
+    /// Run through the component.
+    pub wasm: fn(&Case) -> Value,
+}
+
+/// The area a case directory belongs to.
+pub fn area_for(name: &str) -> Area {
+    match name {
+        "qos" => qos::AREA,
+        _ => check::AREA,
+    }
+}
+
+/// The outcome of an input error.
+pub fn input_error(text: impl Into<String>) -> Value {
+    json!({ "inputError": text.into() })
 }
 
 /// The fixtures directory.
@@ -145,64 +148,14 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The answer one implementation gave, in the comparable form.
-pub type Outcome = Expect;
-
-fn json_text(v: &Option<Value>) -> Option<String> {
-    v.as_ref().map(Value::to_string)
+/// A JSON document as text (for the functions that take documents).
+pub fn json_text(v: Option<&Value>) -> Option<String> {
+    v.map(Value::to_string)
 }
 
-fn settings_text(c: &Case) -> String {
+/// The settings document of a case (`""` for the defaults).
+pub fn settings_text(c: &Case) -> String {
     c.settings.as_ref().map(Value::to_string).unwrap_or_default()
-}
-
-/// Run a case natively against podmut-core.
-pub fn run_native(c: &LoadedCase) -> Outcome {
-    let case = &c.case;
-    if c.area == "qos" {
-        let pod = json_text(&case.pod).unwrap_or_default();
-        return match podmut_core::qos_document(&pod, !case.no_defaults, false) {
-            Ok(q) => Outcome {
-                qos_class: Some(q.as_str().into()),
-                ..Default::default()
-            },
-            Err(e) => Outcome {
-                input_error: Some(e.to_string()),
-                ..Default::default()
-            },
-        };
-    }
-    let sub = case.subresource.parse::<podmut_core::Subresource>();
-    let sub = match sub {
-        Ok(s) => s,
-        Err(e) => {
-            return Outcome {
-                input_error: Some(e),
-                ..Default::default()
-            };
-        }
-    };
-    let new = json_text(&case.new).unwrap_or_default();
-    match podmut_core::check_documents(json_text(&case.old).as_deref(), &new, sub, &settings_text(case)) {
-        Ok(v) => Outcome {
-            allowed: Some(v.allowed),
-            errors: Some(
-                v.errors
-                    .iter()
-                    .map(|e| ExpectedError {
-                        error_type: e.error_type.cause_type().into(),
-                        field: e.field.to_string(),
-                        origin: e.origin.into(),
-                    })
-                    .collect(),
-            ),
-            ..Default::default()
-        },
-        Err(e) => Outcome {
-            input_error: Some(e.to_string()),
-            ..Default::default()
-        },
-    }
 }
 
 /// The component, compiled once per test process.
@@ -220,105 +173,64 @@ pub fn runtime() -> &'static podmut::Runtime {
     })
 }
 
-fn call_error_text(e: &podmut::CallError) -> String {
-    e.to_string()
-}
-
-/// Run a case through the podmut component.
-pub fn run_wasm(c: &LoadedCase) -> Outcome {
-    let case = &c.case;
-    let rt = runtime();
-    if c.area == "qos" {
-        let pod = json_text(&case.pod).unwrap_or_default();
-        let opts = wit::QosOptions {
-            apply_defaults: !case.no_defaults,
-            always_compute: false,
-        };
-        return match rt.qos(&pod, opts) {
-            Ok(q) => Outcome {
-                qos_class: Some(podmut::output::qos_name(q).into()),
-                ..Default::default()
-            },
-            Err(e) => Outcome {
-                input_error: Some(call_error_text(&e)),
-                ..Default::default()
-            },
-        };
-    }
-    let sub = match podmut::output::parse_subresource(&case.subresource) {
-        Ok(s) => s,
-        Err(e) => {
-            return Outcome {
-                input_error: Some(e),
-                ..Default::default()
-            };
+/// Whether `actual` satisfies `expected`: equal scalars; for objects every expected key matches
+/// (extra keys in `actual` are fine); lists match element by element; `inputError` matches by
+/// substring.
+pub fn satisfies(actual: &Value, expected: &Value) -> bool {
+    match (expected, actual) {
+        (Value::Object(e), Value::Object(a)) => e.iter().all(|(k, ev)| match (k.as_str(), ev, a.get(k)) {
+            ("inputError", Value::String(want), Some(Value::String(got))) => got.contains(want.as_str()),
+            (_, ev, Some(av)) => satisfies(av, ev),
+            (_, Value::Null, None) => true,
+            _ => false,
+        }),
+        (Value::Array(e), Value::Array(a)) => {
+            e.len() == a.len() && e.iter().zip(a).all(|(ev, av)| satisfies(av, ev))
         }
-    };
-    let new = json_text(&case.new).unwrap_or_default();
-    match rt.check(json_text(&case.old).as_deref(), &new, sub, &settings_text(case)) {
-        Ok(v) => Outcome {
-            allowed: Some(v.allowed),
-            errors: Some(
-                v.errors
-                    .iter()
-                    .map(|e| ExpectedError {
-                        error_type: podmut::output::cause_type(e.type_).into(),
-                        field: e.field.clone(),
-                        origin: e.origin.clone(),
-                    })
-                    .collect(),
-            ),
-            ..Default::default()
-        },
-        Err(e) => Outcome {
-            input_error: Some(call_error_text(&e)),
-            ..Default::default()
-        },
+        (e, a) => e == a,
     }
-}
-
-/// Whether an outcome satisfies an expectation (an expected input error matches by substring).
-pub fn satisfies(actual: &Outcome, expected: &Expect) -> bool {
-    match (&expected.input_error, &actual.input_error) {
-        (Some(want), Some(got)) => return got.contains(want.as_str()),
-        (Some(_), None) | (None, Some(_)) => return false,
-        (None, None) => {}
-    }
-    actual.allowed == expected.allowed
-        && actual.errors == expected.errors
-        && actual.qos_class == expected.qos_class
 }
 
 /// Run one case both ways; `Err` explains every disagreement.
 pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
-    let native = run_native(c);
-    let wasm = run_wasm(c);
-    let mut problems = Vec::new();
+    let area = area_for(&c.area);
+    let native = (area.native)(&c.case);
+    let wasm = (area.wasm)(&c.case);
     if bless {
         let mut updated = c.case.clone();
-        let kept_input_error = c.case.expect.input_error.clone();
-        updated.expect = native;
-        if updated.expect.input_error.is_some() && kept_input_error.is_some() {
-            updated.expect.input_error = kept_input_error;
+        // An input error keeps its hand-written (substring) expectation.
+        if native.get("inputError").is_none() || c.case.expect.get("inputError").is_none() {
+            updated.expect = native.clone();
         }
         let text = serde_yaml_ng::to_string(&updated).map_err(|e| e.to_string())?;
         std::fs::write(&c.path, text).map_err(|e| format!("{}: {e}", c.path.display()))?;
         return Ok(());
     }
+    let mut problems = Vec::new();
     if !satisfies(&native, &c.case.expect) {
         problems.push(format!(
-            "native result differs from expect:\n  expect: {:?}\n  native: {native:?}",
+            "native outcome differs from expect:\n  expect: {}\n  native: {native}",
             c.case.expect
         ));
     }
-    let same = match (&native.input_error, &wasm.input_error) {
-        // Input-error texts differ in prefix between core and the host; both must be input errors.
-        (Some(_), Some(_)) => satisfies(&wasm, &c.case.expect) || c.case.expect.input_error.is_none(),
-        _ => native == wasm,
-    };
-    if !same {
+    if !satisfies(&wasm, &c.case.expect) {
         problems.push(format!(
-            "component and native disagree:\n  native: {native:?}\n  wasm:   {wasm:?}"
+            "component outcome differs from expect:\n  expect: {}\n  wasm:   {wasm}",
+            c.case.expect
+        ));
+    }
+    // Beyond the expectation, both implementations must agree on everything but input-error wording
+    // (the host prefixes it differently).
+    let comparable = |v: &Value| {
+        if v.get("inputError").is_some() {
+            json!("input error")
+        } else {
+            v.clone()
+        }
+    };
+    if comparable(&native) != comparable(&wasm) {
+        problems.push(format!(
+            "component and native disagree:\n  native: {native}\n  wasm:   {wasm}"
         ));
     }
     if problems.is_empty() {
@@ -330,5 +242,28 @@ pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
             c.path.display(),
             problems.join("\n")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn satisfies_is_a_subset_match() {
+        let actual =
+            json!({"allowed": false, "errors": [{"type": "A", "field": "f", "origin": "o", "extra": 1}]});
+        assert!(satisfies(&actual, &json!({"allowed": false})));
+        assert!(satisfies(
+            &actual,
+            &json!({"errors": [{"type": "A", "field": "f"}]})
+        ));
+        assert!(!satisfies(&actual, &json!({"errors": []})));
+        assert!(!satisfies(&actual, &json!({"allowed": true})));
+        assert!(!satisfies(&actual, &json!({"missing": 1})));
+        assert!(satisfies(
+            &json!({"inputError": "new-pod: bad field x"}),
+            &json!({"inputError": "field x"})
+        ));
     }
 }

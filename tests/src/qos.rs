@@ -1,0 +1,28 @@
+//! `qos` cases: a Pod's QoS class. Outcome: `{"qosClass": "..."}` or `{"inputError": text}`.
+
+use serde_json::{Value, json};
+
+use crate::{Area, Case, input_error, json_text, runtime};
+
+/// The qos area.
+pub const AREA: Area = Area { native, wasm };
+
+fn native(c: &Case) -> Value {
+    let pod = json_text(c.pod.as_ref()).unwrap_or_default();
+    match podmut_core::qos_document(&pod, !c.no_defaults, false) {
+        Ok(q) => json!({"qosClass": q.as_str()}),
+        Err(e) => input_error(e.to_string()),
+    }
+}
+
+fn wasm(c: &Case) -> Value {
+    let pod = json_text(c.pod.as_ref()).unwrap_or_default();
+    let opts = podmut::types::QosOptions {
+        apply_defaults: !c.no_defaults,
+        always_compute: false,
+    };
+    match runtime().qos(&pod, opts) {
+        Ok(q) => json!({"qosClass": podmut::output::qos_name(q)}),
+        Err(e) => input_error(e.to_string()),
+    }
+}
