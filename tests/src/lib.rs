@@ -200,7 +200,7 @@ pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
         let mut updated = c.case.clone();
         // An input error keeps its hand-written (substring) expectation.
         if native.get("inputError").is_none() || c.case.expect.get("inputError").is_none() {
-            updated.expect = native.clone();
+            updated.expect = native;
         }
         let text = serde_yaml_ng::to_string(&updated).map_err(|e| e.to_string())?;
         std::fs::write(&c.path, text).map_err(|e| format!("{}: {e}", c.path.display()))?;
