@@ -1,16 +1,35 @@
 //! Pod validation on the main resource: create-time spec validation (`ValidatePodCreate`,
-//! `ValidatePodSpec`) and plain updates (`ValidatePodUpdate`), laid out by domain like upstream's
-//! `pkg/apis/core/validation`.
+//! `ValidatePodSpec`) and plain updates (`ValidatePodUpdate`, KEP-6318 mutable probes), laid out by
+//! domain like upstream's `pkg/apis/core/validation`:
+//!
+//! - [`meta`] — ObjectMeta (create and update) and the Pod annotations;
+//! - [`spec`] — `ValidatePodSpec`, `validatePodMetadataAndSpec`, `ValidatePodCreate`, the options;
+//! - [`container`] — containers, init containers, ports, env, volume mounts and devices;
+//! - [`probes`] — probes and lifecycle handlers;
+//! - [`resources`] — resources, resource claims, resize policy, pod-level resources;
+//! - [`security`] — security contexts, Windows/Linux OS rules, host namespaces;
+//! - [`scheduling`] — tolerations, scheduling gates, affinity, topology spread, DNS;
+//! - [`volumes`] — volumes and their sources;
+//! - [`names`] — apimachinery's string formats (DNS labels, qualified names, ...);
+//! - [`update`] — `ValidatePodUpdate`.
 
 use k8s_openapi::api::core::v1::{Container, EphemeralContainer, Pod, PodSpec};
 
+pub mod container;
 pub mod meta;
+pub mod names;
+pub mod probes;
+pub mod resources;
+pub mod scheduling;
+pub mod security;
 pub mod spec;
 pub mod update;
+pub mod util;
+pub mod volumes;
 
-pub use meta::validate_object_meta_update;
-pub use spec::{validate_pod_create, validate_pod_metadata_and_spec};
-pub use update::validate_pod_update;
+pub use meta::{validate_object_meta_update, validate_resource_version_for_update};
+pub use spec::{PodValidationOptions, validate_pod_create, validate_pod_metadata_and_spec};
+pub use update::{munge_updatable_fields, validate_pod_update};
 
 /// The annotation that marks a mirror (static) Pod.
 pub const MIRROR_POD_ANNOTATION: &str = "kubernetes.io/config.mirror";
@@ -34,6 +53,28 @@ pub fn is_static_pod(pod: &Pod) -> bool {
 /// The Pod's name, or `""`.
 pub fn pod_name(pod: &Pod) -> &str {
     pod.metadata.name.as_deref().unwrap_or("")
+}
+
+/// Visit every container of a spec with its path, in upstream's order
+/// (`podshelper.VisitContainersWithPath`): init containers, containers, ephemeral containers
+/// (viewed as containers).
+pub fn visit_containers(
+    spec: &PodSpec,
+    spec_path: &crate::field::Path,
+    mut visit: impl FnMut(&Container, &crate::field::Path),
+) {
+    let init = spec_path.child("initContainers");
+    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        visit(c, &init.index(i));
+    }
+    let regular = spec_path.child("containers");
+    for (i, c) in spec.containers.iter().enumerate() {
+        visit(c, &regular.index(i));
+    }
+    let eph = spec_path.child("ephemeralContainers");
+    for (i, c) in spec.ephemeral_containers.iter().flatten().enumerate() {
+        visit(&ephemeral_as_container(c), &eph.index(i));
+    }
 }
 
 /// An ephemeral container viewed as a container (upstream converts `EphemeralContainerCommon` to

@@ -1,25 +1,70 @@
-//! `ValidatePodUpdate`: what a plain `PUT/PATCH pods/<name>` may change.
+//! `ValidatePodUpdate`: what a plain `PUT/PATCH pods/<name>` may change, plus KEP-6318
+//! (MutableContainerProbes).
 //!
-//! Upstream: `pkg/apis/core/validation/validation.go` `ValidatePodUpdate`, `ValidateContainerUpdates`.
+//! Upstream: `pkg/apis/core/validation/validation.go` `ValidatePodUpdate`,
+//! `ValidateContainerUpdates`; KEP-6318 "In-place Updates to Container Probes", section
+//! "API Behavior" (no upstream validation code exists for it yet).
 
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use std::collections::BTreeMap;
 
-use crate::field::{ErrorList, FieldError, Path};
+use k8s_openapi::api::core::v1::{Affinity, Container, Pod, PodSpec};
+
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::pod::container::is_restartable_init_container;
+use crate::pod::meta::{
+    validate_object_meta_update, validate_pod_specific_annotation_updates,
+    validate_resource_version_for_update,
+};
+use crate::pod::names::inclusive_range_error;
+use crate::pod::probes::ProbeKind;
+use crate::pod::scheduling::{
+    validate_node_affinity_mutation, validate_node_selector_mutation, validate_only_added_tolerations,
+    validate_only_deleted_scheduling_gates,
+};
+use crate::pod::spec::{PodValidationOptions, validate_pod_metadata_and_spec_with};
 use crate::pod::spec_of;
+use crate::pod::util::items;
 use crate::semantic::{diff_paths, semantic_eq};
-use crate::settings::Settings;
+use crate::settings::{Gate, Settings};
 
 /// The catch-all detail upstream reports at `spec` (followed there by a `cmp.Diff` of the specs).
 pub const CATCH_ALL_DETAIL: &str = "pod updates may not change fields other than `spec.containers[*].image`,\
 `spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),\
 `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-/// Validate a plain Pod update (`new` first, like upstream `ValidatePodUpdate(newPod, oldPod)`).
+/// What podmut appends to the catch-all list when `MutableContainerProbes` is on (KEP-6318 adds
+/// these fields to the updatable set; upstream has no wording for it yet).
+pub const MUTABLE_PROBES_DETAIL: &str = ",`spec.containers[*].livenessProbe`,`spec.containers[*].readinessProbe`,\
+`spec.containers[*].startupProbe` (and those of init containers with restartPolicy Always)";
+
+/// Validate a plain Pod update (`new` first, like upstream `ValidatePodUpdate(newPod, oldPod)`), in
+/// upstream's order: metadata update, full validation of the new Pod, annotation updates,
+/// container-list shape (stops on a length change), activeDeadlineSeconds (may stop),
+/// tolerations, scheduling gates, then — if the specs differ — the KEP-6318 probe rules, the gated
+/// Pod node-selection rules and the catch-all `Forbidden spec`.
 pub fn validate_pod_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
-    let mut errs = ErrorList::new();
+    let meta_path = Path::new("metadata");
     let spec_path = Path::new("spec");
     let new_spec = spec_of(new);
     let old_spec = spec_of(old);
+    let opts = PodValidationOptions::for_pods(Some(old), settings);
+
+    let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &meta_path);
+    // Upstream checks resourceVersion right after the finalizer rule.
+    let rv = validate_resource_version_for_update(&new.metadata, &meta_path, settings);
+    let at = errs
+        .iter()
+        .position(|e| e.origin != "meta/no-new-finalizers")
+        .unwrap_or(errs.len());
+    errs.splice(at..at, rv);
+    errs.extend(validate_pod_metadata_and_spec_with(new, &opts, settings));
+    errs.extend(validate_pod_specific_annotation_updates(
+        &new.metadata,
+        &new_spec,
+        &old.metadata,
+        &meta_path.child("annotations"),
+        &opts,
+    ));
 
     let (container_errs, stop) = validate_container_updates(
         &new_spec.containers,
@@ -30,10 +75,9 @@ pub fn validate_pod_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
     if stop {
         return errs;
     }
-    let empty = Vec::new();
     let (init_errs, stop) = validate_container_updates(
-        new_spec.init_containers.as_ref().unwrap_or(&empty),
-        old_spec.init_containers.as_ref().unwrap_or(&empty),
+        items(&new_spec.init_containers),
+        items(&old_spec.init_containers),
         &spec_path.child("initContainers"),
     );
     errs.extend(init_errs);
@@ -41,17 +85,114 @@ pub fn validate_pod_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
         return errs;
     }
 
+    let ads_path = spec_path.child("activeDeadlineSeconds");
+    match (new_spec.active_deadline_seconds, old_spec.active_deadline_seconds) {
+        (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
+            errs.push(
+                FieldError::invalid(&ads_path, n, inclusive_range_error(0, i64::from(i32::MAX)))
+                    .with_origin("update/active-deadline-range"),
+            );
+            return errs;
+        }
+        (Some(n), Some(o)) if o < n => {
+            errs.push(
+                FieldError::invalid(&ads_path, n, "must be less than or equal to previous value")
+                    .with_origin("update/active-deadline-increase"),
+            );
+            return errs;
+        }
+        (None, Some(_)) => errs.push(
+            FieldError::invalid(
+                &ads_path,
+                BadValue::Null,
+                "must not update from a positive integer to nil value",
+            )
+            .with_origin("update/active-deadline-unset"),
+        ),
+        _ => {}
+    }
+
+    errs.extend(validate_only_added_tolerations(
+        items(&new_spec.tolerations),
+        items(&old_spec.tolerations),
+        &spec_path.child("tolerations"),
+    ));
+    errs.extend(validate_only_deleted_scheduling_gates(
+        items(&new_spec.scheduling_gates),
+        items(&old_spec.scheduling_gates),
+        &spec_path.child("schedulingGates"),
+    ));
+
     if semantic_eq(&*new_spec, &*old_spec) {
         return errs;
     }
-    let munged = munge_updatable_fields(&new_spec, &old_spec, settings);
+    let mut munged = munge_updatable_fields(&new_spec, &old_spec, settings);
+    if settings.gate(Gate::MutableContainerProbes) {
+        errs.extend(validate_probe_update_phase(&new_spec, &old_spec, old, &spec_path));
+    }
+
+    if !items(&old_spec.scheduling_gates).is_empty() {
+        errs.extend(munge_gated_node_selection(&mut munged, &old_spec, &spec_path));
+    }
+
     if !semantic_eq(&munged, &*old_spec) {
-        errs.push(catch_all_error(&old_spec, &munged));
+        let mut e = catch_all_error(&old_spec, &munged);
+        if settings.gate(Gate::MutableContainerProbes) {
+            e.detail = e.detail.replacen(
+                CATCH_ALL_DETAIL,
+                &format!("{CATCH_ALL_DETAIL}{MUTABLE_PROBES_DETAIL}"),
+                1,
+            );
+        }
+        errs.push(e);
     }
     errs
 }
 
-/// The `Forbidden spec` catch-all, with a short list of the fields that differ.
+/// The gated-Pod rules of `ValidatePodUpdate`: while the old Pod has scheduling gates,
+/// `spec.nodeSelector` may gain entries and required node-affinity terms may gain
+/// matchExpressions/matchFields (`validateNodeSelectorMutation`, `validateNodeAffinityMutation`);
+/// accepted changes are copied back from `old` into `munged` so the catch-all ignores them.
+fn munge_gated_node_selection(munged: &mut PodSpec, old: &PodSpec, spec_path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let empty = BTreeMap::new();
+    if munged.node_selector.as_ref().unwrap_or(&empty) != old.node_selector.as_ref().unwrap_or(&empty) {
+        errs.extend(validate_node_selector_mutation(
+            &spec_path.child("nodeSelector"),
+            munged.node_selector.as_ref(),
+            old.node_selector.as_ref(),
+        ));
+        munged.node_selector.clone_from(&old.node_selector);
+    }
+    let old_na = old.affinity.as_ref().and_then(|a| a.node_affinity.clone());
+    let munged_na = munged.affinity.as_ref().and_then(|a| a.node_affinity.clone());
+    if !semantic_eq(&old_na, &munged_na) {
+        errs.extend(validate_node_affinity_mutation(
+            &spec_path.child("affinity").child("nodeAffinity"),
+            munged_na.as_ref(),
+            old_na.as_ref(),
+        ));
+        match munged.affinity.as_mut() {
+            None => {
+                if old_na.is_some() {
+                    munged.affinity = Some(Affinity {
+                        node_affinity: old_na,
+                        ..Affinity::default()
+                    });
+                }
+            }
+            Some(a)
+                if old.affinity.is_none() && a.pod_affinity.is_none() && a.pod_anti_affinity.is_none() =>
+            {
+                munged.affinity = None;
+            }
+            Some(a) => a.node_affinity = old_na,
+        }
+    }
+    errs
+}
+
+/// The catch-all `Forbidden spec` (upstream appends a `cmp.Diff`; podmut lists the changed paths).
 pub fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
     let changed = diff_paths(old, munged);
     let detail = if changed.is_empty() {
@@ -63,9 +204,79 @@ pub fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
     FieldError::forbidden(&Path::new("spec"), detail).with_origin("update/immutable-spec")
 }
 
+/// Whether the KEP-6318 probe fields of this container may change: regular containers always,
+/// init containers only with `restartPolicy: Always`.
+fn probes_mutable(c: &Container, init: bool) -> bool {
+    !init || is_restartable_init_container(c)
+}
+
+/// The containers whose probes a plain update may change, paired by index with their old
+/// version (same name only, so a renamed container never borrows another's probes).
+fn probe_pairs<'a>(
+    new: &'a [Container],
+    old: &'a [Container],
+    init: bool,
+) -> impl Iterator<Item = (usize, &'a Container, &'a Container)> + 'a {
+    new.iter()
+        .zip(old)
+        .enumerate()
+        .filter(move |(_, (n, o))| n.name == o.name && probes_mutable(n, init))
+        .map(|(i, (n, o))| (i, n, o))
+}
+
+/// KEP-6318, "API Behavior": "Updates that change probes on Pods with a deletionTimestamp, or on
+/// Pods in the Succeeded or Failed phase, are rejected."
+///
+/// podmut's rendering (the KEP names no field path or error type): one `Forbidden` at each
+/// changed probe, e.g. `spec.containers[0].livenessProbe`, with origin `update/probes-terminal`.
+/// The deletionTimestamp and phase are read from the old (stored) Pod: on the main resource the
+/// API server keeps the stored status and metadata.deletionTimestamp is immutable.
+fn validate_probe_update_phase(new: &PodSpec, old: &PodSpec, old_pod: &Pod, spec_path: &Path) -> ErrorList {
+    let phase = old_pod
+        .status
+        .as_ref()
+        .and_then(|s| s.phase.as_deref())
+        .unwrap_or("");
+    let reason = if old_pod.metadata.deletion_timestamp.is_some() {
+        "probes may not be changed on a Pod that is being deleted (deletionTimestamp is set)".to_owned()
+    } else if phase == "Succeeded" || phase == "Failed" {
+        format!("probes may not be changed on a Pod in phase {phase}")
+    } else {
+        return ErrorList::new();
+    };
+    let mut errs = ErrorList::new();
+    for (list, new_list, old_list, init) in [
+        ("containers", &new.containers[..], &old.containers[..], false),
+        (
+            "initContainers",
+            items(&new.init_containers),
+            items(&old.init_containers),
+            true,
+        ),
+    ] {
+        for (i, n, o) in probe_pairs(new_list, old_list, init) {
+            for kind in ProbeKind::ALL {
+                if !semantic_eq(&kind.of(n).cloned(), &kind.of(o).cloned()) {
+                    errs.push(
+                        FieldError::forbidden(
+                            &spec_path.child(list).index(i).child(kind.field()),
+                            reason.clone(),
+                        )
+                        .with_origin("update/probes-terminal"),
+                    );
+                }
+            }
+        }
+    }
+    errs
+}
+
 /// Copy into a clone of `new` every field a plain update may change, taken from `old`, so that
-/// anything still different is an immutable change.
-pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, _settings: &Settings) -> PodSpec {
+/// anything still different is an immutable change: container and init-container images (by
+/// index), activeDeadlineSeconds, schedulingGates, tolerations, a grace period going from negative
+/// to exactly 1 and — with `MutableContainerProbes` (KEP-6318) — the liveness, readiness and
+/// startup probes of regular containers and of init containers with `restartPolicy: Always`.
+pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, settings: &Settings) -> PodSpec {
     let mut m = new.clone();
     for (c, oc) in m.containers.iter_mut().zip(&old.containers) {
         c.image.clone_from(&oc.image);
@@ -73,6 +284,12 @@ pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, _settings: &Settings
     if let (Some(ics), Some(oics)) = (m.init_containers.as_mut(), old.init_containers.as_ref()) {
         for (c, oc) in ics.iter_mut().zip(oics) {
             c.image.clone_from(&oc.image);
+        }
+    }
+    if settings.gate(Gate::MutableContainerProbes) {
+        munge_probes(&mut m.containers, &old.containers, false);
+        if let (Some(ics), Some(oics)) = (m.init_containers.as_mut(), old.init_containers.as_ref()) {
+            munge_probes(ics, oics, true);
         }
     }
     m.active_deadline_seconds = old.active_deadline_seconds;
@@ -85,6 +302,17 @@ pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, _settings: &Settings
         m.termination_grace_period_seconds = old.termination_grace_period_seconds;
     }
     m
+}
+
+fn munge_probes(new: &mut [Container], old: &[Container], init: bool) {
+    for (n, o) in new.iter_mut().zip(old) {
+        if n.name != o.name || !probes_mutable(n, init) {
+            continue;
+        }
+        for kind in ProbeKind::ALL {
+            kind.of_mut(n).clone_from(&kind.of(o).cloned());
+        }
+    }
 }
 
 /// `ValidateContainerUpdates`: the list may not grow or shrink (validation stops there); images
@@ -114,4 +342,335 @@ pub fn validate_container_updates(new: &[Container], old: &[Container], path: &P
         }
     }
     (errs, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_pod;
+    use crate::field::ErrorType;
+    use crate::pod::util::Want;
+
+    /// upstream `MakePod("pod")` plus `resourceVersion: "1"` (what `TestValidatePodUpdate` sets),
+    /// not defaulted; `extra` is YAML merged into the spec, `status` the Pod status.
+    fn pod(extra: &str, meta_extra: &str, status: &str) -> Pod {
+        let yaml = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: pod, namespace: default, resourceVersion: '1'{meta_extra}}}\nstatus: {{{status}}}\nspec:\n  dnsPolicy: ClusterFirst\n  restartPolicy: Always\n  terminationGracePeriodSeconds: 30\n{extra}"
+        );
+        parse_pod(&yaml, "pod", 1 << 20).unwrap()
+    }
+
+    /// (name, MutableContainerProbes, new spec YAML, old spec YAML, extra metadata, status, want)
+    type ProbeCase = (
+        &'static str,
+        bool,
+        String,
+        String,
+        &'static str,
+        &'static str,
+        Vec<Want>,
+    );
+    /// (name, new spec YAML, old spec YAML, extra metadata, status, want)
+    type UpdateCase = (
+        &'static str,
+        String,
+        String,
+        &'static str,
+        &'static str,
+        Vec<Want>,
+    );
+
+    const CTR: &str =
+        "name: ctr, image: image, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File";
+    const PROBE: &str = "{tcpSocket: {port: 80}, successThreshold: 1, timeoutSeconds: 1, periodSeconds: 10, failureThreshold: 3}";
+
+    fn settings(probes: bool) -> Settings {
+        let mut s = Settings {
+            apply_defaults: false,
+            ..Settings::default()
+        };
+        s.feature_gates.set(Gate::MutableContainerProbes, probes);
+        s
+    }
+
+    fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
+        errs.iter()
+            .map(|e| (e.error_type, e.field.to_string(), e.origin))
+            .collect()
+    }
+
+    fn containers(extra: &str) -> String {
+        format!("  containers: [{{{CTR}{extra}}}]\n")
+    }
+
+    #[test]
+    fn probe_cases() {
+        let with_liveness = containers(&format!(", livenessProbe: {PROBE}"));
+        let changed_liveness = containers(&format!(
+            ", livenessProbe: {}",
+            PROBE.replace("periodSeconds: 10", "periodSeconds: 20")
+        ));
+        let plain = containers("");
+        let sidecar = |p: &str| {
+            format!(
+                "{plain}  initContainers: [{{name: side, image: image, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File, restartPolicy: Always{p}}}]\n"
+            )
+        };
+        let cases: Vec<ProbeCase> = vec![
+            (
+                "add liveness probe (gate on)",
+                true,
+                with_liveness.clone(),
+                plain.clone(),
+                "",
+                "",
+                vec![],
+            ),
+            (
+                "remove liveness probe (gate on)",
+                true,
+                plain.clone(),
+                with_liveness.clone(),
+                "",
+                "",
+                vec![],
+            ),
+            (
+                "change liveness probe (gate on)",
+                true,
+                changed_liveness.clone(),
+                with_liveness.clone(),
+                "",
+                "",
+                vec![],
+            ),
+            (
+                "add probe with gate off hits the catch-all",
+                false,
+                with_liveness.clone(),
+                plain.clone(),
+                "",
+                "",
+                vec![(ErrorType::Forbidden, "spec", "update/immutable-spec")],
+            ),
+            (
+                "sidecar readiness probe added",
+                true,
+                sidecar(&format!(", readinessProbe: {PROBE}")),
+                sidecar(""),
+                "",
+                "",
+                vec![],
+            ),
+            (
+                "invalid new probe is validated first",
+                true,
+                containers(&format!(
+                    ", livenessProbe: {}",
+                    PROBE.replace("successThreshold: 1", "successThreshold: 2")
+                )),
+                plain.clone(),
+                "",
+                "",
+                vec![(
+                    ErrorType::Invalid,
+                    "spec.containers[0].livenessProbe.successThreshold",
+                    "probe/success-threshold-one",
+                )],
+            ),
+            (
+                "probe change on a terminating Pod",
+                true,
+                changed_liveness.clone(),
+                with_liveness.clone(),
+                ", deletionTimestamp: '2024-01-01T00:00:00Z'",
+                "",
+                vec![(
+                    ErrorType::Forbidden,
+                    "spec.containers[0].livenessProbe",
+                    "update/probes-terminal",
+                )],
+            ),
+            (
+                "probe change on a Succeeded Pod",
+                true,
+                changed_liveness,
+                with_liveness,
+                "",
+                "phase: Succeeded",
+                vec![(
+                    ErrorType::Forbidden,
+                    "spec.containers[0].livenessProbe",
+                    "update/probes-terminal",
+                )],
+            ),
+            (
+                "probe plus command change is rejected as a whole",
+                true,
+                containers(&format!(", command: [sh], livenessProbe: {PROBE}")),
+                plain.clone(),
+                "",
+                "",
+                vec![(ErrorType::Forbidden, "spec", "update/immutable-spec")],
+            ),
+            (
+                "probe plus image change is allowed",
+                true,
+                containers(&format!(", livenessProbe: {PROBE}")).replace("image: image", "image: image2"),
+                plain.clone(),
+                "",
+                "",
+                vec![],
+            ),
+        ];
+        for (name, gate, new, old, meta, status, want) in cases {
+            let new_pod = pod(&new, meta, status);
+            let old_pod = pod(&old, meta, status);
+            let want: Vec<(ErrorType, String, &str)> =
+                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            assert_eq!(
+                fields(&validate_pod_update(&new_pod, &old_pod, &settings(gate))),
+                want,
+                "{name}"
+            );
+        }
+    }
+
+    /// Cases translated from upstream `TestValidatePodUpdate`.
+    #[test]
+    fn upstream_update_cases() {
+        let plain = containers("");
+        let cases: Vec<UpdateCase> = vec![
+            ("nothing", plain.clone(), plain.clone(), "", "", vec![]),
+            (
+                "activeDeadlineSeconds change to larger positive",
+                format!("{plain}  activeDeadlineSeconds: 31\n"),
+                format!("{plain}  activeDeadlineSeconds: 30\n"),
+                "",
+                "",
+                vec![(
+                    ErrorType::Invalid,
+                    "spec.activeDeadlineSeconds",
+                    "update/active-deadline-increase",
+                )],
+            ),
+            (
+                "activeDeadlineSeconds change to nil from positive",
+                plain.clone(),
+                format!("{plain}  activeDeadlineSeconds: 30\n"),
+                "",
+                "",
+                vec![(
+                    ErrorType::Invalid,
+                    "spec.activeDeadlineSeconds",
+                    "update/active-deadline-unset",
+                )],
+            ),
+            (
+                "activeDeadlineSeconds change to zero from positive",
+                format!("{plain}  activeDeadlineSeconds: 0\n"),
+                format!("{plain}  activeDeadlineSeconds: 30\n"),
+                "",
+                "",
+                vec![(
+                    ErrorType::Invalid,
+                    "spec.activeDeadlineSeconds",
+                    "spec/active-deadline-range",
+                )],
+            ),
+            (
+                "update pod spec schedulingGates: add new scheduling gate",
+                format!("{plain}  schedulingGates: [{{name: foo}}]\n"),
+                plain.clone(),
+                "",
+                "",
+                vec![(
+                    ErrorType::Forbidden,
+                    "spec.schedulingGates[0].name",
+                    "update/scheduling-gates-only-deleted",
+                )],
+            ),
+            (
+                "removing node selector is not allowed for gated pods",
+                format!("{plain}  schedulingGates: [{{name: baz}}]\n"),
+                format!("{plain}  nodeSelector: {{foo: bar}}\n  schedulingGates: [{{name: baz}}]\n"),
+                "",
+                "",
+                vec![(
+                    ErrorType::Invalid,
+                    "spec.nodeSelector",
+                    "update/gated-node-selector",
+                )],
+            ),
+            (
+                "adding node selector is allowed for gated pods",
+                format!("{plain}  nodeSelector: {{foo: bar}}\n  schedulingGates: [{{name: baz}}]\n"),
+                format!("{plain}  schedulingGates: [{{name: baz}}]\n"),
+                "",
+                "",
+                vec![],
+            ),
+            (
+                "adding node selector is not allowed for non-gated pods",
+                format!("{plain}  nodeSelector: {{foo: bar, foo2: bar2}}\n"),
+                format!("{plain}  nodeSelector: {{foo: bar}}\n"),
+                "",
+                "",
+                vec![(ErrorType::Forbidden, "spec", "update/immutable-spec")],
+            ),
+        ];
+        for (name, new, old, meta, status, want) in cases {
+            let want: Vec<(ErrorType, String, &str)> =
+                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let got = validate_pod_update(
+                &pod(&new, meta, status),
+                &pod(&old, meta, status),
+                &settings(true),
+            );
+            assert_eq!(fields(&got), want, "{name}");
+        }
+        // "ids": renaming is an immutable metadata change.
+        let new = parse_pod(
+            &format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: foo, namespace: default, resourceVersion: '1'}}\nspec:\n  dnsPolicy: ClusterFirst\n  restartPolicy: Always\n  terminationGracePeriodSeconds: 30\n{plain}"),
+            "p",
+            1 << 20,
+        )
+        .unwrap();
+        let old = pod(&plain, "", "");
+        assert_eq!(
+            fields(&validate_pod_update(&new, &old, &settings(true))),
+            vec![(ErrorType::Invalid, "metadata.name".to_owned(), "meta/immutable")]
+        );
+        // "update termination grace period seconds": -1 -> 1 is allowed, -1 -> 0 is not.
+        let g = |v: i64| {
+            let mut p = pod(&plain, "", "");
+            if let Some(s) = p.spec.as_mut() {
+                s.termination_grace_period_seconds = Some(v);
+            }
+            p
+        };
+        assert!(validate_pod_update(&g(1), &g(-1), &settings(true)).is_empty());
+        assert_eq!(
+            fields(&validate_pod_update(&g(0), &g(-1), &settings(true))),
+            vec![(ErrorType::Forbidden, "spec".to_owned(), "update/immutable-spec")]
+        );
+    }
+
+    #[test]
+    fn resource_version_is_required_without_defaulting() {
+        let plain = containers("");
+        let mut new = pod(&plain, "", "");
+        new.metadata.resource_version = None;
+        let old = pod(&plain, "", "");
+        assert_eq!(
+            fields(&validate_pod_update(&new, &old, &settings(true))),
+            vec![(
+                ErrorType::Invalid,
+                "metadata.resourceVersion".to_owned(),
+                "meta/resource-version"
+            )]
+        );
+        let defaults = Settings::default();
+        assert!(validate_pod_update(&new, &old, &defaults).is_empty());
+    }
 }

@@ -1,0 +1,835 @@
+//! Resource rules: container and pod-level `resources` (`validateResourceRequirements`,
+//! `ValidateResourceQuantityValue`, resource names, hugepages, claim references), the Pod's
+//! `resourceClaims`, `resizePolicy`, `overhead`, and the pod-level consistency rules.
+//!
+//! Upstream: `pkg/apis/core/validation/validation.go`, `pkg/apis/core/helper/helpers.go`,
+//! `k8s.io/component-helpers/resource` (`AggregateContainerRequests`, pod-level resource names,
+//! newest generation: cpu, memory and hugepages).
+//!
+//! A quantity the API server could not even decode (`1.5.5Gi`) is reported as `Invalid` at its
+//! key with the parser's message (origin `resources/quantity-format`); the API server itself
+//! rejects such a document before validation with a decoding error.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use k8s_openapi::api::core::v1::{
+    Container, ContainerResizePolicy, PodResourceClaim, PodSpec, ResourceClaim, ResourceRequirements,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+
+use crate::field::{ErrorList, FieldError, Path};
+use crate::pod::meta::IS_NEGATIVE;
+use crate::pod::names::{self, invalid_each};
+use crate::pod::spec::PodValidationOptions;
+use crate::pod::util::{items, opt_str, rendered};
+use crate::quantity::Quantity;
+
+/// `core.ResourceHugePagesPrefix`.
+pub const HUGEPAGES_PREFIX: &str = "hugepages-";
+
+const STANDARD_RESOURCES: &[&str] = &[
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+const INTEGER_RESOURCES: &[&str] = &[
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+/// `helper.IsHugePageResourceName`.
+pub fn is_hugepage(name: &str) -> bool {
+    name.starts_with(HUGEPAGES_PREFIX)
+}
+
+/// `helper.IsNativeResource`: unprefixed or in `*kubernetes.io/`.
+pub fn is_native(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// `helper.IsExtendedResourceName`.
+pub fn is_extended(name: &str) -> bool {
+    if is_native(name) || name.starts_with("requests.") {
+        return false;
+    }
+    names::is_qualified_name(&format!("requests.{name}")).is_empty()
+}
+
+/// `helper.IsOvercommitAllowed`: native and not hugepages.
+pub fn is_overcommit_allowed(name: &str) -> bool {
+    is_native(name) && !is_hugepage(name)
+}
+
+fn is_standard_resource(name: &str) -> bool {
+    STANDARD_RESOURCES.contains(&name) || is_hugepage(name) || name.starts_with("requests.hugepages-")
+}
+
+fn is_standard_container_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory" | "ephemeral-storage") || is_hugepage(name)
+}
+
+fn is_integer_resource(name: &str) -> bool {
+    INTEGER_RESOURCES.contains(&name) || is_extended(name)
+}
+
+/// `resourcehelper.IsSupportedPodLevelResource` (newest: cpu, memory and hugepages).
+pub fn is_supported_pod_level(name: &str) -> bool {
+    name == "cpu" || name == "memory" || is_hugepage(name)
+}
+
+/// `validateResourceName`.
+fn validate_resource_name(name: &str, path: &Path) -> ErrorList {
+    let errs = invalid_each(path, name, names::is_qualified_name(name), "resources/name");
+    if !errs.is_empty() {
+        return errs;
+    }
+    if !name.contains('/') && !is_standard_resource(name) {
+        return vec![
+            FieldError::invalid(path, name, "must be a standard resource type or fully qualified")
+                .with_origin("resources/name"),
+        ];
+    }
+    errs
+}
+
+/// `validateContainerResourceName`.
+fn validate_container_resource_name(name: &str, path: &Path) -> ErrorList {
+    let mut errs = validate_resource_name(name, path);
+    if !name.contains('/') {
+        if !is_standard_container_resource(name) {
+            errs.push(
+                FieldError::invalid(path, name, "must be a standard resource for containers")
+                    .with_origin("resources/name"),
+            );
+        }
+    } else if !is_native(name) && !is_extended(name) {
+        errs.push(
+            FieldError::invalid(path, name, "doesn't follow extended resource name standard")
+                .with_origin("resources/name"),
+        );
+    }
+    errs
+}
+
+/// `validatePodResourceName`.
+fn validate_pod_resource_name(name: &str, path: &Path) -> ErrorList {
+    let errs = validate_resource_name(name, path);
+    if !errs.is_empty() {
+        return errs;
+    }
+    if !is_supported_pod_level(name) {
+        return vec![
+            FieldError::not_supported(path, name, &["cpu", "hugepages-", "memory"])
+                .with_origin("resources/pod-level-name"),
+        ];
+    }
+    errs
+}
+
+/// `ValidateResourceQuantityValue`: non-negative; whole numbers for integer resources.
+fn validate_quantity_value(name: &str, q: &Quantity, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if q.sign() < 0 {
+        errs.push(
+            FieldError::invalid(path, q.to_string(), IS_NEGATIVE).with_origin("resources/non-negative"),
+        );
+    }
+    if is_integer_resource(name) && q.milli_value() % 1000 != 0 {
+        errs.push(
+            FieldError::invalid(
+                path,
+                crate::field::BadValue::Rendered(q.to_string()),
+                "must be an integer",
+            )
+            .with_origin("resources/integer"),
+        );
+    }
+    errs
+}
+
+/// `helper.IsHugePageResourceValueDivisible`.
+fn hugepage_value_divisible(name: &str, q: &Quantity) -> bool {
+    let Some(size) = name.strip_prefix(HUGEPAGES_PREFIX) else {
+        return false;
+    };
+    let Ok(page) = Quantity::parse(size) else {
+        return false;
+    };
+    if page.sign() <= 0 || page.milli_value() % 1000 != 0 {
+        return false;
+    }
+    let page = page.value();
+    page != 0 && q.value() % page == 0
+}
+
+/// Parse every quantity of a resource list; report the unparseable ones.
+fn parse_list<'a>(
+    list: Option<&'a BTreeMap<String, K8sQuantity>>,
+    path: &Path,
+    errs: &mut ErrorList,
+) -> Vec<(&'a str, Quantity)> {
+    let mut out = Vec::new();
+    for (k, v) in list.into_iter().flatten() {
+        match Quantity::from_k8s(v) {
+            Ok(q) => out.push((k.as_str(), q)),
+            Err(e) => errs.push(
+                FieldError::invalid(&path.key(k), v.0.as_str(), e.to_string())
+                    .with_origin("resources/quantity-format"),
+            ),
+        }
+    }
+    out
+}
+
+/// Which resource-name rule applies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Container,
+    Pod,
+}
+
+/// `validateResourceRequirements`.
+fn validate_requirements(
+    r: &ResourceRequirements,
+    level: Level,
+    claim_names: &BTreeSet<String>,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let lim_path = path.child("limits");
+    let req_path = path.child("requests");
+    let name_check = |name: &str, p: &Path| match level {
+        Level::Container => validate_container_resource_name(name, p),
+        Level::Pod => validate_pod_resource_name(name, p),
+    };
+    let hugepage_check = |name: &str, q: &Quantity, p: &Path| -> ErrorList {
+        if is_hugepage(name)
+            && !opts.allow_indivisible_huge_pages_values
+            && !hugepage_value_divisible(name, q)
+        {
+            vec![
+                FieldError::invalid(
+                    p,
+                    q.to_string(),
+                    format!("{q} is not positive integer multiple of {name}"),
+                )
+                .with_origin("resources/hugepages-multiple"),
+            ]
+        } else {
+            ErrorList::new()
+        }
+    };
+    let limits = parse_list(r.limits.as_ref(), &lim_path, &mut errs);
+    let (mut lim_cpu_mem, mut req_cpu_mem, mut lim_huge, mut req_huge) = (false, false, false, false);
+    for (name, q) in &limits {
+        let p = lim_path.key(name);
+        errs.extend(name_check(name, &p));
+        errs.extend(validate_quantity_value(name, q, &p));
+        if is_hugepage(name) {
+            lim_huge = true;
+            errs.extend(hugepage_check(name, q, &p));
+        }
+        lim_cpu_mem |= *name == "cpu" || *name == "memory";
+    }
+    let limit_of = |name: &str| limits.iter().find(|(n, _)| *n == name).map(|(_, q)| *q);
+    let requests = parse_list(r.requests.as_ref(), &req_path, &mut errs);
+    for (name, q) in &requests {
+        let p = req_path.key(name);
+        errs.extend(name_check(name, &p));
+        errs.extend(validate_quantity_value(name, q, &p));
+        match limit_of(name) {
+            Some(limit) => {
+                if *q != limit && !is_overcommit_allowed(name) {
+                    errs.push(
+                        FieldError::invalid(
+                            &req_path,
+                            q.to_string(),
+                            format!("must be equal to {name} limit of {limit}"),
+                        )
+                        .with_origin("resources/request-equals-limit"),
+                    );
+                } else if *q > limit {
+                    errs.push(
+                        FieldError::invalid(
+                            &req_path,
+                            q.to_string(),
+                            format!("must be less than or equal to {name} limit of {limit}"),
+                        )
+                        .with_origin("resources/request-le-limit"),
+                    );
+                }
+            }
+            None => {
+                if !is_overcommit_allowed(name) {
+                    errs.push(
+                        FieldError::required(&lim_path, "Limit must be set for non overcommitable resources")
+                            .with_origin("resources/limit-required"),
+                    );
+                }
+            }
+        }
+        if is_hugepage(name) {
+            req_huge = true;
+            errs.extend(hugepage_check(name, q, &p));
+        }
+        req_cpu_mem |= *name == "cpu" || *name == "memory";
+    }
+    if !lim_cpu_mem && !req_cpu_mem && (req_huge || lim_huge) {
+        errs.push(
+            FieldError::forbidden(path, "HugePages require cpu or memory")
+                .with_origin("resources/hugepages-need-cpu-memory"),
+        );
+    }
+    errs.extend(validate_resource_claim_names(
+        items(&r.claims),
+        claim_names,
+        &path.child("claims"),
+    ));
+    errs
+}
+
+/// `ValidateContainerResourceRequirements`.
+pub fn validate_container_resources(
+    r: Option<&ResourceRequirements>,
+    claim_names: &BTreeSet<String>,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
+    r.map(|r| validate_requirements(r, Level::Container, claim_names, path, opts))
+        .unwrap_or_default()
+}
+
+/// `validateOverhead`: the overhead list validated as container limits.
+pub fn validate_overhead(
+    overhead: &BTreeMap<String, K8sQuantity>,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
+    let r = ResourceRequirements {
+        limits: Some(overhead.clone()),
+        ..Default::default()
+    };
+    validate_requirements(&r, Level::Container, &BTreeSet::new(), path, opts)
+}
+
+/// `validateResourceClaimNames`: each name set, unique (per claim and per request) and one of
+/// `spec.resourceClaims`.
+fn validate_resource_claim_names(
+    claims: &[ResourceClaim],
+    pod_claims: &BTreeSet<String>,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut names_seen: BTreeSet<String> = BTreeSet::new();
+    for (i, c) in claims.iter().enumerate() {
+        let p = path.index(i);
+        if c.name.is_empty() {
+            errs.push(FieldError::required(&p, "").with_origin("resources/claim-name"));
+            continue;
+        }
+        if names_seen.contains(&c.name) {
+            errs.push(FieldError::duplicate(&p, c.name.as_str()).with_origin("resources/claim-duplicate"));
+        } else {
+            let request = opt_str(&c.request);
+            let mut key = c.name.clone();
+            if !request.is_empty() {
+                errs.extend(names::validate_dns1123_label(request, &p.child("request")));
+                key = format!("{key}/{request}");
+            }
+            if names_seen.contains(&key) {
+                errs.push(FieldError::duplicate(&p, key.as_str()).with_origin("resources/claim-duplicate"));
+            } else if request.is_empty() {
+                for existing in &names_seen {
+                    if existing.split_once('/').is_some_and(|(n, _)| n == c.name) {
+                        errs.push(
+                            FieldError::duplicate(&p, c.name.as_str())
+                                .with_origin("resources/claim-duplicate"),
+                        );
+                    }
+                }
+            }
+            names_seen.insert(key);
+        }
+        if !pod_claims.contains(&c.name) {
+            let mut e = FieldError::not_found(&p, c.name.as_str()).with_origin("resources/claim-not-found");
+            e.detail = if pod_claims.is_empty() {
+                "must be one of the names in pod.spec.resourceClaims which is empty".to_owned()
+            } else {
+                let list: Vec<&str> = pod_claims.iter().map(String::as_str).collect();
+                format!(
+                    "must be one of the names in pod.spec.resourceClaims: {}",
+                    list.join(", ")
+                )
+            };
+            errs.push(e);
+        }
+    }
+    errs
+}
+
+/// `gatherPodResourceClaimNames`.
+pub fn pod_claim_names(claims: &[PodResourceClaim]) -> BTreeSet<String> {
+    claims
+        .iter()
+        .filter(|c| !c.name.is_empty())
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// `validatePodResourceClaims`.
+pub fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut seen = BTreeSet::new();
+    for (i, c) in claims.iter().enumerate() {
+        let p = path.index(i);
+        if c.name.is_empty() {
+            errs.push(FieldError::required(&p.child("name"), "").with_origin("resources/pod-claim"));
+        } else if seen.contains(c.name.as_str()) {
+            errs.push(
+                FieldError::duplicate(&p.child("name"), c.name.as_str()).with_origin("resources/pod-claim"),
+            );
+        } else {
+            errs.extend(names::validate_dns1123_label(&c.name, &p.child("name")));
+            seen.insert(c.name.as_str());
+        }
+        match (&c.resource_claim_name, &c.resource_claim_template_name) {
+            (Some(_), Some(_)) => errs.push(
+                FieldError::invalid(
+                    &p,
+                    rendered(c),
+                    "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+                )
+                .with_origin("resources/pod-claim"),
+            ),
+            (None, None) => errs.push(
+                FieldError::invalid(
+                    &p,
+                    rendered(c),
+                    "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
+                )
+                .with_origin("resources/pod-claim"),
+            ),
+            _ => {}
+        }
+        for (field, value) in [
+            ("resourceClaimName", &c.resource_claim_name),
+            ("resourceClaimTemplateName", &c.resource_claim_template_name),
+        ] {
+            if let Some(v) = value {
+                errs.extend(invalid_each(
+                    &p.child(field),
+                    v,
+                    names::name_is_dns_subdomain(v, false),
+                    "resources/pod-claim",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `validateResizePolicy`: cpu/memory only, once each, NotRequired/RestartContainer; a Pod with
+/// `restartPolicy: Never` only allows `NotRequired`.
+pub fn validate_resize_policy(
+    policies: &[ContainerResizePolicy],
+    path: &Path,
+    pod_restart_policy: &str,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut seen = BTreeSet::new();
+    for (i, p) in policies.iter().enumerate() {
+        if !seen.insert(p.resource_name.as_str()) {
+            errs.push(
+                FieldError::duplicate(&path.index(i), p.resource_name.as_str())
+                    .with_origin("resources/resize-policy"),
+            );
+        }
+        match p.resource_name.as_str() {
+            "cpu" | "memory" => {}
+            "" => errs.push(FieldError::required(path, "").with_origin("resources/resize-policy")),
+            other => errs.push(
+                FieldError::not_supported(path, other, &["cpu", "memory"])
+                    .with_origin("resources/resize-policy"),
+            ),
+        }
+        match p.restart_policy.as_str() {
+            "NotRequired" | "RestartContainer" => {}
+            "" => errs.push(FieldError::required(path, "").with_origin("resources/resize-policy")),
+            other => errs.push(
+                FieldError::not_supported(path, other, &["NotRequired", "RestartContainer"])
+                    .with_origin("resources/resize-policy"),
+            ),
+        }
+        if pod_restart_policy == "Never" && p.restart_policy != "NotRequired" {
+            errs.push(
+                FieldError::invalid(
+                    path,
+                    p.restart_policy.as_str(),
+                    "must be 'NotRequired' when `restartPolicy` is 'Never'",
+                )
+                .with_origin("resources/resize-policy-restart-never"),
+            );
+        }
+    }
+    errs
+}
+
+/// Sum of a resource list into `acc`.
+fn add_list(acc: &mut BTreeMap<String, Quantity>, list: &BTreeMap<String, Quantity>) {
+    for (k, q) in list {
+        let e = acc.entry(k.clone()).or_insert(Quantity::ZERO);
+        *e = e.add(q);
+    }
+}
+
+/// `maxResourceList`.
+fn max_list(acc: &mut BTreeMap<String, Quantity>, list: &BTreeMap<String, Quantity>) {
+    for (k, q) in list {
+        match acc.get_mut(k) {
+            Some(v) if *q > *v => *v = *q,
+            Some(_) => {}
+            None => {
+                acc.insert(k.clone(), *q);
+            }
+        }
+    }
+}
+
+/// The parsed quantities of one container's requests or limits (unparseable ones skipped).
+fn container_list(
+    c: &Container,
+    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
+) -> BTreeMap<String, Quantity> {
+    c.resources
+        .as_ref()
+        .and_then(pick)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
+        .collect()
+}
+
+/// `resourcehelper.AggregateContainerRequests` / `AggregateContainerLimits`: the sum over regular
+/// containers and restartable init containers, or — if larger — the peak during initialisation
+/// (each ordinary init container plus the restartable ones started before it).
+pub fn aggregate_containers(
+    spec: &PodSpec,
+    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
+) -> BTreeMap<String, Quantity> {
+    let mut total = BTreeMap::new();
+    for c in &spec.containers {
+        add_list(&mut total, &container_list(c, pick));
+    }
+    let mut sidecars = BTreeMap::new();
+    let mut init_peak = BTreeMap::new();
+    for c in items(&spec.init_containers) {
+        let list = container_list(c, pick);
+        if c.restart_policy.as_deref() == Some("Always") {
+            add_list(&mut total, &list);
+            add_list(&mut sidecars, &list);
+            max_list(&mut init_peak, &sidecars);
+        } else {
+            let mut with_sidecars = list;
+            add_list(&mut with_sidecars, &sidecars);
+            max_list(&mut init_peak, &with_sidecars);
+        }
+    }
+    max_list(&mut total, &init_peak);
+    total
+}
+
+/// `validatePodResources` (gate `PodLevelResources`): no claims at pod level, valid names and
+/// quantities, pod requests ≥ aggregated container requests, container limits ≤ pod limits.
+pub fn validate_pod_resources(
+    spec: &PodSpec,
+    claim_names: &BTreeSet<String>,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
+    let Some(r) = &spec.resources else {
+        return ErrorList::new();
+    };
+    let mut errs = ErrorList::new();
+    if r.claims.is_some() {
+        errs.push(
+            FieldError::forbidden(
+                &path.child("claims"),
+                "claims cannot be set for Resources at pod-level",
+            )
+            .with_origin("resources/pod-level-claims"),
+        );
+    }
+    errs.extend(validate_requirements(r, Level::Pod, claim_names, path, opts));
+    // validatePodResourceConsistency
+    let pod_requests: BTreeMap<String, Quantity> = r
+        .requests
+        .iter()
+        .flatten()
+        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
+        .collect();
+    let req_path = path.child("requests");
+    for (name, ctr) in aggregate_containers(spec, |r| r.requests.as_ref()) {
+        let pod = pod_requests.get(&name).copied().unwrap_or(Quantity::ZERO);
+        if ctr > pod {
+            errs.push(
+                FieldError::invalid(
+                    &req_path.key(&name),
+                    pod.to_string(),
+                    format!("must be greater than or equal to aggregate container requests of {ctr}"),
+                )
+                .with_origin("resources/pod-level-requests"),
+            );
+        }
+    }
+    let pod_limits: BTreeMap<String, Quantity> = r
+        .limits
+        .iter()
+        .flatten()
+        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
+        .collect();
+    for (i, c) in spec.containers.iter().enumerate() {
+        for (name, limit) in container_list(c, |r| r.limits.as_ref()) {
+            if let Some(pod) = pod_limits.get(&name)
+                && limit > *pod
+            {
+                errs.push(
+                    FieldError::invalid(
+                        &path.child("containers").index(i).key(&name).child("limits"),
+                        limit.to_string(),
+                        format!("must be less than or equal to pod limits of {pod}"),
+                    )
+                    .with_origin("resources/pod-level-limits"),
+                );
+            }
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::ErrorType;
+    use crate::pod::util::Want;
+
+    fn req(yaml: &str) -> ResourceRequirements {
+        serde_yaml_ng::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn container_resource_cases() {
+        let p = Path::new("containers").index(0).child("resources");
+        let opts = PodValidationOptions::default();
+        let claims: BTreeSet<String> = ["db".to_owned()].into();
+        let cases: &[(&str, &str, &[Want])] = &[
+            (
+                "valid",
+                "{limits: {cpu: '10', memory: 10G, my.org/resource: '10'}}",
+                &[],
+            ),
+            (
+                "invalid compute resource (TestValidateContainers)",
+                "{limits: {disk: 10G}}",
+                &[
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.limits[disk]",
+                        "resources/name",
+                    ),
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.limits[disk]",
+                        "resources/name",
+                    ),
+                ],
+            ),
+            (
+                "negative cpu",
+                "{limits: {cpu: '-10'}}",
+                &[(
+                    ErrorType::Invalid,
+                    "containers[0].resources.limits[cpu]",
+                    "resources/non-negative",
+                )],
+            ),
+            (
+                "request above limit",
+                "{limits: {cpu: '5'}, requests: {cpu: '6'}}",
+                &[(
+                    ErrorType::Invalid,
+                    "containers[0].resources.requests",
+                    "resources/request-le-limit",
+                )],
+            ),
+            (
+                "extended request without limit",
+                "{requests: {example.com/a: '2'}}",
+                &[(
+                    ErrorType::Required,
+                    "containers[0].resources.limits",
+                    "resources/limit-required",
+                )],
+            ),
+            (
+                "extended request differs from limit",
+                "{requests: {example.com/a: '2'}, limits: {example.com/a: '1'}}",
+                &[(
+                    ErrorType::Invalid,
+                    "containers[0].resources.requests",
+                    "resources/request-equals-limit",
+                )],
+            ),
+            (
+                "fractional extended resource",
+                "{requests: {example.com/a: 500m}, limits: {example.com/a: 500m}}",
+                &[
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.limits[example.com/a]",
+                        "resources/integer",
+                    ),
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.requests[example.com/a]",
+                        "resources/integer",
+                    ),
+                ],
+            ),
+            (
+                "hugepages alone",
+                "{limits: {hugepages-2Mi: 2Mi}, requests: {hugepages-2Mi: 2Mi}}",
+                &[(
+                    ErrorType::Forbidden,
+                    "containers[0].resources",
+                    "resources/hugepages-need-cpu-memory",
+                )],
+            ),
+            (
+                "hugepages not a multiple",
+                "{limits: {hugepages-2Mi: 3Mi, cpu: '1'}, requests: {hugepages-2Mi: 3Mi}}",
+                &[
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.limits[hugepages-2Mi]",
+                        "resources/hugepages-multiple",
+                    ),
+                    (
+                        ErrorType::Invalid,
+                        "containers[0].resources.requests[hugepages-2Mi]",
+                        "resources/hugepages-multiple",
+                    ),
+                ],
+            ),
+            (
+                "unknown claim",
+                "{claims: [{name: db}, {name: other}]}",
+                &[(
+                    ErrorType::NotFound,
+                    "containers[0].resources.claims[1]",
+                    "resources/claim-not-found",
+                )],
+            ),
+            (
+                "bad quantity",
+                "{limits: {cpu: 1.5.5}}",
+                &[(
+                    ErrorType::Invalid,
+                    "containers[0].resources.limits[cpu]",
+                    "resources/quantity-format",
+                )],
+            ),
+        ];
+        for (name, yaml, want) in cases {
+            let got: Vec<(ErrorType, String, &str)> =
+                validate_container_resources(Some(&req(yaml)), &claims, &p, &opts)
+                    .iter()
+                    .map(|e| (e.error_type, e.field.to_string(), e.origin))
+                    .collect();
+            let want: Vec<(ErrorType, String, &str)> =
+                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn resize_policy_cases() {
+        let p = Path::new("c").child("resizePolicy");
+        let pol = |y: &str| -> Vec<ContainerResizePolicy> { serde_yaml_ng::from_str(y).unwrap() };
+        assert!(
+            validate_resize_policy(
+                &pol("[{resourceName: cpu, restartPolicy: NotRequired}]"),
+                &p,
+                "Always"
+            )
+            .is_empty()
+        );
+        let e = validate_resize_policy(
+            &pol("[{resourceName: cpu, restartPolicy: RestartNotRequired}]"),
+            &p,
+            "Always",
+        );
+        assert_eq!(
+            (e[0].error_type, e[0].field.to_string()),
+            (ErrorType::NotSupported, "c.resizePolicy".to_owned())
+        );
+        let e = validate_resize_policy(
+            &pol(
+                "[{resourceName: cpu, restartPolicy: NotRequired}, {resourceName: cpu, restartPolicy: NotRequired}]",
+            ),
+            &p,
+            "Always",
+        );
+        assert_eq!(
+            (e[0].error_type, e[0].field.to_string()),
+            (ErrorType::Duplicate, "c.resizePolicy[1]".to_owned())
+        );
+        let e = validate_resize_policy(
+            &pol("[{resourceName: memory, restartPolicy: RestartContainer}]"),
+            &p,
+            "Never",
+        );
+        assert_eq!(e[0].origin, "resources/resize-policy-restart-never");
+    }
+
+    #[test]
+    fn aggregation_takes_the_init_peak() {
+        let spec: PodSpec = serde_yaml_ng::from_str(
+            "containers: [{name: a, resources: {requests: {cpu: '1'}}}]\ninitContainers:\n- {name: i, resources: {requests: {cpu: '5'}}}\n- {name: s, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n",
+        )
+        .unwrap();
+        let agg = aggregate_containers(&spec, |r| r.requests.as_ref());
+        assert_eq!(agg["cpu"], Quantity::parse("5").unwrap());
+        let spec: PodSpec = serde_yaml_ng::from_str(
+            "containers: [{name: a, resources: {requests: {cpu: '1'}}}]\ninitContainers:\n- {name: s, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n- {name: i, resources: {requests: {cpu: '2'}}}\n",
+        )
+        .unwrap();
+        let agg = aggregate_containers(&spec, |r| r.requests.as_ref());
+        assert_eq!(agg["cpu"], Quantity::parse("4").unwrap());
+    }
+}
