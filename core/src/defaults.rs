@@ -64,6 +64,7 @@ fn set_defaults_pod(spec: &mut PodSpec, settings: &Settings) {
         }
     }
     if settings.gate(Gate::PodLevelResources) {
+        default_pod_level_hugepage_limits(spec);
         default_pod_level_requests(spec);
         default_pod_level_limits(spec);
     }
@@ -95,57 +96,44 @@ fn default_requests_to_limits(r: &mut ResourceRequirements) {
 
 /// Resources that may be set at pod level (`IsSupportedPodLevelResource`).
 fn supported_pod_level(name: &str) -> bool {
-    name == "cpu" || name == "memory" || name.starts_with("hugepages-")
+    crate::pod::resources::is_supported_pod_level(name)
 }
 
-fn sum_container_resource<'a>(
-    containers: impl Iterator<Item = &'a Container>,
-    pick: impl Fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
-) -> BTreeMap<String, Quantity> {
-    let mut out: BTreeMap<String, Quantity> = BTreeMap::new();
-    for c in containers {
-        let Some(list) = c.resources.as_ref().and_then(&pick) else {
-            continue;
-        };
-        for (k, v) in list {
-            if let Ok(q) = Quantity::from_k8s(v) {
-                let e = out.entry(k.clone()).or_insert(Quantity::ZERO);
-                *e = e.add(&q);
-            }
-        }
-    }
-    out
-}
-
-/// Effective container requests/limits (`AggregateContainerRequests`): regular containers and
-/// sidecars summed, ordinary init containers as the maximum, whichever is larger.
+/// `AggregateContainerRequests` / `AggregateContainerLimits` (shared with validation).
 fn aggregate_containers(
     spec: &PodSpec,
-    pick: impl Fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>> + Copy,
+    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
 ) -> BTreeMap<String, Quantity> {
-    let mut total = sum_container_resource(spec.containers.iter(), pick);
-    let mut sidecar_sum: BTreeMap<String, Quantity> = BTreeMap::new();
-    for ic in spec.init_containers.iter().flatten() {
-        let list = sum_container_resource(std::iter::once(ic), pick);
-        if ic.restart_policy.as_deref() == Some("Always") {
-            for (k, q) in list {
-                let e = sidecar_sum.entry(k.clone()).or_insert(Quantity::ZERO);
-                *e = e.add(&q);
-                let t = total.entry(k).or_insert(Quantity::ZERO);
-                *t = t.add(&q);
-            }
-        } else {
-            for (k, q) in list {
-                // An ordinary init container runs alongside the sidecars started before it.
-                let with_sidecars = q.add(sidecar_sum.get(&k).unwrap_or(&Quantity::ZERO));
-                let t = total.entry(k).or_insert(Quantity::ZERO);
-                if with_sidecars > *t {
-                    *t = with_sidecars;
-                }
-            }
-        }
+    crate::pod::resources::aggregate_containers(spec, pick)
+}
+
+/// `defaultHugePagePodLimits`: when pod-level resources are partly set, pod-level hugepage limits
+/// default to the aggregated container hugepage limits (unless a pod-level hugepage request is
+/// set for that size).
+fn default_pod_level_hugepage_limits(spec: &mut PodSpec) {
+    let Some(resources) = spec.resources.as_ref() else {
+        return;
+    };
+    let empty = |l: &Option<BTreeMap<String, K8sQuantity>>| l.as_ref().is_none_or(BTreeMap::is_empty);
+    if empty(&resources.limits) && empty(&resources.requests) {
+        return;
     }
-    total
+    let aggregated = aggregate_containers(spec, |r| r.limits.as_ref());
+    let Some(resources) = spec.resources.as_mut() else {
+        return;
+    };
+    let mut limits = resources.limits.clone().unwrap_or_default();
+    for (k, q) in aggregated {
+        if !crate::pod::resources::is_hugepage(&k)
+            || resources.requests.as_ref().is_some_and(|r| r.contains_key(&k))
+        {
+            continue;
+        }
+        limits.entry(k).or_insert_with(|| K8sQuantity(q.to_string()));
+    }
+    if !limits.is_empty() {
+        resources.limits = Some(limits);
+    }
 }
 
 /// `defaultPodRequests` (cpu/memory only: hugepages are not overcommittable).
@@ -182,10 +170,10 @@ fn default_pod_level_limits(spec: &mut PodSpec) {
     let Some(resources) = spec.resources.as_ref() else {
         return;
     };
-    if resources.limits.as_ref().is_some_and(|l| !l.is_empty()) {
-        return;
-    }
-    if resources.requests.as_ref().is_none_or(BTreeMap::is_empty) {
+    // IsPodLevelLimitsSet / IsPodLevelRequestsSet: only supported pod-level resources count.
+    let any_supported =
+        |l: &Option<BTreeMap<String, K8sQuantity>>| l.iter().flatten().any(|(k, _)| supported_pod_level(k));
+    if any_supported(&resources.limits) || !any_supported(&resources.requests) {
         return;
     }
     let aggregated = aggregate_containers(spec, |r| r.limits.as_ref());
@@ -209,7 +197,9 @@ fn default_pod_level_limits(spec: &mut PodSpec) {
     if !limits.is_empty()
         && let Some(r) = spec.resources.as_mut()
     {
-        r.limits = Some(limits);
+        let mut merged = r.limits.clone().unwrap_or_default();
+        merged.extend(limits);
+        r.limits = Some(merged);
     }
 }
 
@@ -264,6 +254,49 @@ fn set_defaults_volume(v: &mut Volume) {
             if let Some(t) = src.service_account_token.as_mut() {
                 t.expiration_seconds.get_or_insert(3600);
             }
+            for item in src
+                .downward_api
+                .iter_mut()
+                .flat_map(|d| d.items.iter_mut().flatten())
+            {
+                if let Some(f) = item.field_ref.as_mut()
+                    && f.api_version.as_deref().unwrap_or("").is_empty()
+                {
+                    f.api_version = Some("v1".into());
+                }
+            }
+        }
+    }
+    // Declarative `+default` markers of the volume sources.
+    if let Some(i) = v.iscsi.as_mut() {
+        i.iscsi_interface.get_or_insert_with(|| "default".into());
+    }
+    if let Some(r) = v.rbd.as_mut() {
+        r.pool.get_or_insert_with(|| "rbd".into());
+        r.user.get_or_insert_with(|| "admin".into());
+        r.keyring.get_or_insert_with(|| "/etc/ceph/keyring".into());
+    }
+    if let Some(a) = v.azure_disk.as_mut() {
+        a.caching_mode.get_or_insert_with(|| "ReadWrite".into());
+        a.fs_type.get_or_insert_with(|| "ext4".into());
+        a.read_only.get_or_insert(false);
+        a.kind.get_or_insert_with(|| "Shared".into());
+    }
+    if let Some(s) = v.scale_io.as_mut() {
+        s.storage_mode.get_or_insert_with(|| "ThinProvisioned".into());
+        s.fs_type.get_or_insert_with(|| "xfs".into());
+    }
+    if let Some(t) = v
+        .ephemeral
+        .as_mut()
+        .and_then(|e| e.volume_claim_template.as_mut())
+    {
+        // SetDefaults_PersistentVolumeClaimSpec and the claim's resource lists.
+        t.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+        if let Some(r) = t.spec.resources.as_mut() {
+            for list in [r.limits.as_mut(), r.requests.as_mut()].into_iter().flatten() {
+                round_up_resource_list(list);
+            }
         }
     }
     if let Some(h) = v.host_path.as_mut() {
@@ -290,9 +323,10 @@ pub fn image_tag(image: &str) -> &str {
     }
 }
 
-/// `Always` for a `:latest` (or untagged) image, else `IfNotPresent`.
+/// `Always` for a `:latest` (or untagged) image, else `IfNotPresent` (also for an empty image,
+/// which `ParseImageName` rejects, leaving the tag empty).
 pub fn default_pull_policy(image: &str) -> &'static str {
-    if image_tag(image) == "latest" {
+    if !image.is_empty() && image_tag(image) == "latest" {
         "Always"
     } else {
         "IfNotPresent"
@@ -492,5 +526,56 @@ mod tests {
         let vols = p.spec.unwrap().volumes.unwrap();
         assert!(vols[0].empty_dir.is_some());
         assert_eq!(vols[1].secret.as_ref().unwrap().default_mode, Some(0o644));
+    }
+
+    #[test]
+    fn pod_level_requests_use_the_init_peak() {
+        // A 5-cpu init container runs before the 2-cpu sidecar: the peak is 5, the steady state 1+2.
+        let p = defaulted(
+            "spec:\n  resources: {limits: {cpu: '8'}}\n  initContainers:\n  - {name: i, image: x, resources: {requests: {cpu: '5'}}}\n  - {name: s, image: x, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n  containers: [{name: a, image: x, resources: {requests: {cpu: '1'}}}]\n",
+        );
+        let r = p.spec.unwrap().resources.unwrap();
+        assert_eq!(r.requests.unwrap()["cpu"].0, "5");
+    }
+
+    #[test]
+    fn pod_level_hugepage_limits_default_from_containers() {
+        let p = defaulted(
+            "spec:\n  resources: {requests: {cpu: '1'}}\n  containers: [{name: a, image: x, resources: {limits: {hugepages-2Mi: 4Mi, cpu: '1'}}}]\n",
+        );
+        let r = p.spec.unwrap().resources.unwrap();
+        let limits = r.limits.unwrap();
+        assert_eq!(limits["hugepages-2Mi"].0, "4Mi");
+        // The hugepage limit counts as a pod-level limit, so cpu is not defaulted (defaultPodLimits).
+        assert!(!limits.contains_key("cpu"));
+    }
+
+    #[test]
+    fn declarative_volume_defaults() {
+        let p = defaulted(
+            "spec:\n  volumes:\n  - {name: p, projected: {sources: [{downwardAPI: {items: [{path: n, fieldRef: {fieldPath: metadata.name}}]}}]}}\n  - {name: d, azureDisk: {diskName: d, diskURI: u}}\n  - {name: e, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}}}\n  containers: [{name: a, image: ''}]\n",
+        );
+        let s = p.spec.unwrap();
+        let vols = s.volumes.unwrap();
+        let src = &vols[0].projected.as_ref().unwrap().sources.as_ref().unwrap()[0];
+        let item = &src.downward_api.as_ref().unwrap().items.as_ref().unwrap()[0];
+        assert_eq!(
+            item.field_ref.as_ref().unwrap().api_version.as_deref(),
+            Some("v1")
+        );
+        let d = vols[1].azure_disk.as_ref().unwrap();
+        assert_eq!(
+            (d.kind.as_deref(), d.caching_mode.as_deref()),
+            (Some("Shared"), Some("ReadWrite"))
+        );
+        let t = vols[2]
+            .ephemeral
+            .as_ref()
+            .unwrap()
+            .volume_claim_template
+            .as_ref()
+            .unwrap();
+        assert_eq!(t.spec.volume_mode.as_deref(), Some("Filesystem"));
+        assert_eq!(s.containers[0].image_pull_policy.as_deref(), Some("IfNotPresent"));
     }
 }

@@ -503,8 +503,13 @@ pub fn validate_resize_policy(
 /// Sum of a resource list into `acc`.
 fn add_list(acc: &mut BTreeMap<String, Quantity>, list: &BTreeMap<String, Quantity>) {
     for (k, q) in list {
-        let e = acc.entry(k.clone()).or_insert(Quantity::ZERO);
-        *e = e.add(q);
+        // Like upstream `addResourceList`, the first value keeps its own format (`4Mi`, not `4194304`).
+        match acc.get_mut(k) {
+            Some(v) => *v = v.add(q),
+            None => {
+                acc.insert(k.clone(), *q);
+            }
+        }
     }
 }
 
