@@ -27,8 +27,14 @@ pub mod update;
 pub mod util;
 pub mod volumes;
 
-pub use meta::{validate_object_meta_update, validate_resource_version_for_update};
-pub use spec::{PodValidationOptions, validate_pod_create, validate_pod_metadata_and_spec};
+pub use meta::{
+    validate_object_meta_update, validate_pod_specific_annotation_updates,
+    validate_resource_version_for_update,
+};
+pub use spec::{
+    PodValidationOptions, validate_pod_create, validate_pod_metadata_and_spec,
+    validate_pod_metadata_and_spec_with,
+};
 pub use update::{munge_updatable_fields, validate_pod_update};
 
 /// The annotation that marks a mirror (static) Pod.

@@ -207,21 +207,9 @@ fn validate_handler(h: &CommonHandler<'_>, grace_period: Option<i64>, path: &Pat
             .unwrap_or_default()
     });
     one(&mut errs, "grpc", h.grpc.is_some(), &|p| {
+        // validateGRPCAction: ValidatePortNumOrName(intstr.FromInt32(port)).
         h.grpc
-            .map(|g| {
-                invalid_each(
-                    &p.child("port"),
-                    &g.port.to_string(),
-                    names::is_valid_port_num(i64::from(g.port)),
-                    "probe/port",
-                )
-                .into_iter()
-                .map(|mut e| {
-                    e.bad_value = g.port.into();
-                    e
-                })
-                .collect()
-            })
+            .map(|g| validate_port_num_or_name(&IntOrString::Int(g.port), &p.child("port")))
             .unwrap_or_default()
     });
     one(&mut errs, "sleep", h.sleep.is_some(), &|p| {
