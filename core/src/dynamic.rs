@@ -163,7 +163,14 @@ fn status_names(pod: &Pod) -> BTreeSet<&str> {
 }
 
 /// The KEP-5972 checks of one added container at `path` (`spec.containers[i]`).
-fn check_added_container(c: &Container, path: &Path, old: &Pod, new: &Pod, statuses: &BTreeSet<&str>, errs: &mut ErrorList) {
+fn check_added_container(
+    c: &Container,
+    path: &Path,
+    old: &Pod,
+    new: &Pod,
+    statuses: &BTreeSet<&str>,
+    errs: &mut ErrorList,
+) {
     let ns = spec_of(new);
     let os = spec_of(old);
     if statuses.contains(c.name.as_str()) {
@@ -226,7 +233,11 @@ fn check_added_container(c: &Container, path: &Path, old: &Pod, new: &Pod, statu
         }
     }
     let claims = |s: &k8s_openapi::api::core::v1::PodSpec| -> BTreeSet<String> {
-        s.resource_claims.iter().flatten().map(|c| c.name.clone()).collect()
+        s.resource_claims
+            .iter()
+            .flatten()
+            .map(|c| c.name.clone())
+            .collect()
     };
     let (old_claims, new_claims) = (claims(&os), claims(&ns));
     for (j, claim) in c
@@ -236,8 +247,11 @@ fn check_added_container(c: &Container, path: &Path, old: &Pod, new: &Pod, statu
         .enumerate()
     {
         if new_claims.contains(&claim.name) && !old_claims.contains(&claim.name) {
-            let mut e = FieldError::not_found(&path.child("resources").child("claims").index(j), claim.name.as_str())
-                .with_origin("dynamic/existing-claims");
+            let mut e = FieldError::not_found(
+                &path.child("resources").child("claims").index(j),
+                claim.name.as_str(),
+            )
+            .with_origin("dynamic/existing-claims");
             let known: Vec<&str> = old_claims.iter().map(String::as_str).collect();
             e.detail = if known.is_empty() {
                 "must be one of the names in the running pod's spec.resourceClaims which is empty".to_owned()
@@ -295,8 +309,8 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
     let empty = Vec::new();
     let new_init = ns.init_containers.as_ref().unwrap_or(&empty);
     let old_init = os.init_containers.as_ref().unwrap_or(&empty);
-    let init_names_eq = new_init.len() == old_init.len()
-        && new_init.iter().zip(old_init).all(|(n, o)| n.name == o.name);
+    let init_names_eq =
+        new_init.len() == old_init.len() && new_init.iter().zip(old_init).all(|(n, o)| n.name == o.name);
     let pod_level_changed = !crate::resize::specs_eq(
         &k8s_openapi::api::core::v1::PodSpec {
             resources: ns.resources.clone(),
@@ -311,11 +325,7 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
         || existing
             .iter()
             .any(|&(n, o)| !requirements_eq(&ns.containers[n], &os.containers[o]))
-        || (init_names_eq
-            && new_init
-                .iter()
-                .zip(old_init)
-                .any(|(n, o)| !requirements_eq(n, o)));
+        || (init_names_eq && new_init.iter().zip(old_init).any(|(n, o)| !requirements_eq(n, o)));
 
     // Whole-Pod refusals, alone at the root like pods/resize.
     if structural || resized {
@@ -356,11 +366,17 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
             );
         }
         if phase(old) != "Running" {
-            let shown = if phase(old).is_empty() { "unset" } else { phase(old) };
+            let shown = if phase(old).is_empty() {
+                "unset"
+            } else {
+                phase(old)
+            };
             errs.push(
                 FieldError::forbidden(
                     &containers_path,
-                    format!("containers may only be added or removed while the pod is Running (phase: {shown})"),
+                    format!(
+                        "containers may only be added or removed while the pod is Running (phase: {shown})"
+                    ),
                 )
                 .with_origin("dynamic/pod-running"),
             );
@@ -387,7 +403,14 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
 
     let statuses = status_names(old);
     for &i in &added {
-        check_added_container(&ns.containers[i], &containers_path.index(i), old, new, &statuses, &mut errs);
+        check_added_container(
+            &ns.containers[i],
+            &containers_path.index(i),
+            old,
+            new,
+            &statuses,
+            &mut errs,
+        );
     }
 
     // Existing containers: image, cpu/memory and probes only.
@@ -413,8 +436,11 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
         if !containers_eq(&munged, oc) {
             let changed: Vec<String> = diff_paths(oc, &munged);
             errs.push(
-                FieldError::forbidden(&path, format!("{MUTATION_DETAIL}\n  changed: {}", changed.join(", ")))
-                    .with_origin("dynamic/container-mutation"),
+                FieldError::forbidden(
+                    &path,
+                    format!("{MUTATION_DETAIL}\n  changed: {}", changed.join(", ")),
+                )
+                .with_origin("dynamic/container-mutation"),
             );
             continue;
         }
@@ -495,7 +521,11 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
     }
 
     if get_pod_qos(old, settings) != compute_pod_qos(new, settings) {
-        let qos = new.status.as_ref().and_then(|s| s.qos_class.clone()).unwrap_or_default();
+        let qos = new
+            .status
+            .as_ref()
+            .and_then(|s| s.qos_class.clone())
+            .unwrap_or_default();
         errs.push(
             FieldError::invalid(
                 &spec_path,
@@ -518,11 +548,8 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
     projected.spec = Some(projected_spec);
     projected.status.clone_from(&old.status);
     let plain = crate::pod::validate_pod_update(&projected, old, settings);
-    let mut reported = crate::pod::validate_object_meta_update(
-        &projected.metadata,
-        &old.metadata,
-        &Path::new("metadata"),
-    );
+    let mut reported =
+        crate::pod::validate_object_meta_update(&projected.metadata, &old.metadata, &Path::new("metadata"));
     reported.extend(validate_new_pod(&projected, settings));
     let image = |e: &FieldError| {
         let f = e.field.to_string();
@@ -586,13 +613,20 @@ status:
     }
 
     fn origins(old: &Pod, new: &Pod) -> Vec<&'static str> {
-        errs(old, new, &Settings::default()).into_iter().map(|e| e.2).collect()
+        errs(old, new, &Settings::default())
+            .into_iter()
+            .map(|e| e.2)
+            .collect()
     }
 
     #[test]
     fn adding_a_worker_to_a_running_pod_is_allowed() {
         let (old, new) = pods(add(TOOL));
-        assert!(origins(&old, &new).is_empty(), "{:?}", errs(&old, &new, &Settings::default()));
+        assert!(
+            origins(&old, &new).is_empty(),
+            "{:?}",
+            errs(&old, &new, &Settings::default())
+        );
     }
 
     #[test]
@@ -600,7 +634,10 @@ status:
         let (old, new) = pods(add(TOOL));
         let mut s = Settings::default();
         s.feature_gates.set(Gate::DynamicContainers, false);
-        assert_eq!(errs(&old, &new, &s), vec![(ErrorType::Forbidden, "[]".into(), "dynamic/gate-disabled")]);
+        assert_eq!(
+            errs(&old, &new, &s),
+            vec![(ErrorType::Forbidden, "[]".into(), "dynamic/gate-disabled")]
+        );
     }
 
     #[test]
@@ -611,9 +648,14 @@ status:
             st.phase = Some("Pending".into());
             st.conditions = None;
         }
-        assert_eq!(origins(&pending, &new), ["dynamic/pod-running", "dynamic/pod-initialized"]);
-        let mut deleting = old.clone();
-        deleting.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Default::default()));
+        assert_eq!(
+            origins(&pending, &new),
+            ["dynamic/pod-running", "dynamic/pod-initialized"]
+        );
+        let mut deleting = old;
+        deleting.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            Default::default(),
+        ));
         assert_eq!(origins(&deleting, &new), ["dynamic/deletion-timestamp"]);
     }
 
@@ -622,7 +664,11 @@ status:
         let (old, new) = pods(add(&TOOL.replace("name: tool", "name: gone")));
         assert_eq!(
             errs(&old, &new, &Settings::default()),
-            vec![(ErrorType::Duplicate, "spec.containers[1].name".into(), "dynamic/name-in-status")]
+            vec![(
+                ErrorType::Duplicate,
+                "spec.containers[1].name".into(),
+                "dynamic/name-in-status"
+            )]
         );
     }
 
@@ -633,10 +679,26 @@ status:
         assert_eq!(
             errs(&old, &new, &Settings::default()),
             vec![
-                (ErrorType::Forbidden, "spec.containers[1].securityContext.privileged".into(), "dynamic/no-privileged"),
-                (ErrorType::Forbidden, "spec.containers[1].ports[0].hostPort".into(), "dynamic/no-host-ports"),
-                (ErrorType::Forbidden, "spec.containers[1].resources.requests[ephemeral-storage]".into(), "dynamic/resources-supported"),
-                (ErrorType::Forbidden, "spec.containers[1].resources.limits[ephemeral-storage]".into(), "dynamic/resources-supported"),
+                (
+                    ErrorType::Forbidden,
+                    "spec.containers[1].securityContext.privileged".into(),
+                    "dynamic/no-privileged"
+                ),
+                (
+                    ErrorType::Forbidden,
+                    "spec.containers[1].ports[0].hostPort".into(),
+                    "dynamic/no-host-ports"
+                ),
+                (
+                    ErrorType::Forbidden,
+                    "spec.containers[1].resources.requests[ephemeral-storage]".into(),
+                    "dynamic/resources-supported"
+                ),
+                (
+                    ErrorType::Forbidden,
+                    "spec.containers[1].resources.limits[ephemeral-storage]".into(),
+                    "dynamic/resources-supported"
+                ),
             ]
         );
     }
@@ -645,12 +707,19 @@ status:
     fn added_containers_use_only_existing_volumes() {
         let c = "  - {name: tool, image: tool:1, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File, resources: {requests: {cpu: 50m}}, volumeMounts: [{name: work, mountPath: /w}, {name: extra, mountPath: /e}]}\n";
         let (old, new) = pods(|s| {
-            add(c)(s).replace("volumes: [{name: work, emptyDir: {}}]", "volumes: [{name: work, emptyDir: {}}, {name: extra, emptyDir: {}}]")
+            add(c)(s).replace(
+                "volumes: [{name: work, emptyDir: {}}]",
+                "volumes: [{name: work, emptyDir: {}}, {name: extra, emptyDir: {}}]",
+            )
         });
         assert_eq!(
             errs(&old, &new, &Settings::default()),
             vec![
-                (ErrorType::NotFound, "spec.containers[1].volumeMounts[1].name".into(), "dynamic/existing-volumes"),
+                (
+                    ErrorType::NotFound,
+                    "spec.containers[1].volumeMounts[1].name".into(),
+                    "dynamic/existing-volumes"
+                ),
                 (ErrorType::Forbidden, "spec".into(), "update/immutable-spec"),
             ]
         );
@@ -658,16 +727,32 @@ status:
 
     #[test]
     fn existing_containers_change_only_image_resources_and_probes() {
-        let (old, new) = pods(|s| s.replace("image: agent:1, imagePullPolicy", "image: agent:2, imagePullPolicy"));
+        let (old, new) = pods(|s| {
+            s.replace(
+                "image: agent:1, imagePullPolicy",
+                "image: agent:2, imagePullPolicy",
+            )
+        });
         assert!(origins(&old, &new).is_empty());
-        let (old, new) = pods(|s| s.replace("image: agent:1, imagePullPolicy", "image: agent:1, command: [sh], imagePullPolicy"));
+        let (old, new) = pods(|s| {
+            s.replace(
+                "image: agent:1, imagePullPolicy",
+                "image: agent:1, command: [sh], imagePullPolicy",
+            )
+        });
         assert_eq!(
             errs(&old, &new, &Settings::default()),
-            vec![(ErrorType::Forbidden, "spec.containers[0]".into(), "dynamic/container-mutation")]
+            vec![(
+                ErrorType::Forbidden,
+                "spec.containers[0]".into(),
+                "dynamic/container-mutation"
+            )]
         );
         let (old, new) = pods(|s| s.replace("cpu: 100m, memory: 64Mi", "cpu: 200m, memory: 64Mi"));
         assert!(origins(&old, &new).is_empty());
-        let (old, new) = pods(|s| s.replace("terminationMessagePolicy: File, resources: {requests: {cpu: 100m", "terminationMessagePolicy: File, readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3}, resources: {requests: {cpu: 100m"));
+        let (old, new) = pods(|s| {
+            s.replace("terminationMessagePolicy: File, resources: {requests: {cpu: 100m", "terminationMessagePolicy: File, readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3}, resources: {requests: {cpu: 100m")
+        });
         assert!(origins(&old, &new).is_empty());
         let mut no_mcp = Settings::default();
         no_mcp.feature_gates.set(Gate::MutableContainerProbes, false);
@@ -685,7 +770,8 @@ status:
         });
         let e = errs(&old, &new, &Settings::default());
         assert!(
-            e.iter().any(|x| x.1 == "spec.containers" && x.0 == ErrorType::Required),
+            e.iter()
+                .any(|x| x.1 == "spec.containers" && x.0 == ErrorType::Required),
             "{e:?}"
         );
         // no second error for the empty list (the QoS class does change: Burstable -> BestEffort)
@@ -695,7 +781,12 @@ status:
     #[test]
     fn qos_class_is_preserved() {
         // KEP: "containers added to a best-effort pod cannot specify resource requirements"
-        let best_effort = |s: &str| s.replace("resources: {requests: {cpu: 100m, memory: 64Mi}}", "resources: {}");
+        let best_effort = |s: &str| {
+            s.replace(
+                "resources: {requests: {cpu: 100m, memory: 64Mi}}",
+                "resources: {}",
+            )
+        };
         let old = parse_pod(&best_effort(OLD), "o", 1 << 20).unwrap();
         let new = parse_pod(&add(TOOL)(&best_effort(OLD)), "n", 1 << 20).unwrap();
         assert_eq!(
@@ -723,7 +814,10 @@ status:
         let win = |s: &str| s.replace("  dnsPolicy", "  os: {name: windows}\n  dnsPolicy");
         let old = parse_pod(&win(OLD), "o", 1 << 20).unwrap();
         let new = parse_pod(&add(TOOL)(&win(OLD)), "n", 1 << 20).unwrap();
-        assert_eq!(errs(&old, &new, &Settings::default()), vec![(ErrorType::Forbidden, "[]".into(), "dynamic/windows")]);
+        assert_eq!(
+            errs(&old, &new, &Settings::default()),
+            vec![(ErrorType::Forbidden, "[]".into(), "dynamic/windows")]
+        );
     }
 
     #[test]

@@ -65,7 +65,11 @@ pub fn validate_ephemeral_containers(spec: &PodSpec, path: &Path, _settings: &Se
         return errs;
     };
     let mut other_names = BTreeSet::new();
-    for c in spec.containers.iter().chain(spec.init_containers.iter().flatten()) {
+    for c in spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+    {
         other_names.insert(c.name.as_str());
     }
     let mut all_names = other_names.clone();
@@ -153,7 +157,9 @@ pub fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, settings: &Set
                 errs.push(
                     FieldError::forbidden(
                         &path,
-                        format!("existing ephemeral containers {name} may not be changed\n  changed: {changed}"),
+                        format!(
+                            "existing ephemeral containers {name} may not be changed\n  changed: {changed}"
+                        ),
                     )
                     .with_origin("ephemeral/no-change"),
                 );
@@ -189,7 +195,12 @@ mod tests {
     const BASE: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: pod, namespace: ns, resourceVersion: '1'}\nspec:\n  restartPolicy: OnFailure\n  dnsPolicy: ClusterFirst\n  terminationGracePeriodSeconds: 30\n  volumes: [{name: vol, emptyDir: {}}]\n  initContainers: [{name: ictr, image: iimage, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File}]\n  containers: [{name: ctr, image: image, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File}]\n";
 
     fn pod(ephemeral: &str) -> Pod {
-        parse_pod(&format!("{BASE}  ephemeralContainers: {ephemeral}\n"), "p", 1 << 20).unwrap()
+        parse_pod(
+            &format!("{BASE}  ephemeralContainers: {ephemeral}\n"),
+            "p",
+            1 << 20,
+        )
+        .unwrap()
     }
 
     fn errs_of(ephemeral: &str) -> Vec<(ErrorType, String, &'static str)> {
@@ -221,9 +232,18 @@ mod tests {
     #[test]
     fn names_are_unique_across_all_containers() {
         for (list, field) in [
-            (format!("[{{name: ctr, {OK}}}, {{name: debug1, {OK}}}]"), "spec.ephemeralContainers[0].name"),
-            (format!("[{{name: ictr, {OK}}}]"), "spec.ephemeralContainers[0].name"),
-            (format!("[{{name: d, {OK}}}, {{name: d, {OK}}}]"), "spec.ephemeralContainers[1].name"),
+            (
+                format!("[{{name: ctr, {OK}}}, {{name: debug1, {OK}}}]"),
+                "spec.ephemeralContainers[0].name",
+            ),
+            (
+                format!("[{{name: ictr, {OK}}}]"),
+                "spec.ephemeralContainers[0].name",
+            ),
+            (
+                format!("[{{name: d, {OK}}}, {{name: d, {OK}}}]"),
+                "spec.ephemeralContainers[1].name",
+            ),
         ] {
             assert_eq!(
                 errs_of(&list),
@@ -244,7 +264,10 @@ mod tests {
         );
         // targeting another ephemeral container is not allowed either
         assert_eq!(
-            errs_of(&format!("[{{name: d, {OK}}}, {{name: e, {OK}, targetContainerName: d}}]"))[0].1,
+            errs_of(&format!(
+                "[{{name: d, {OK}}}, {{name: e, {OK}, targetContainerName: d}}]"
+            ))[0]
+                .1,
             "spec.ephemeralContainers[1].targetContainerName"
         );
         assert!(errs_of(&format!("[{{name: d, {OK}, targetContainerName: ictr}}]")).is_empty());
@@ -257,7 +280,10 @@ mod tests {
             ("ports", "[{containerPort: 80, protocol: TCP}]"),
             ("resources", "{limits: {cpu: '10'}}"),
             ("resources", "{limits: {}}"),
-            ("resizePolicy", "[{resourceName: cpu, restartPolicy: NotRequired}]"),
+            (
+                "resizePolicy",
+                "[{resourceName: cpu, restartPolicy: NotRequired}]",
+            ),
             ("restartPolicy", "Always"),
             ("restartPolicy", "''"),
             ("restartPolicyRules", "[]"),
@@ -389,7 +415,11 @@ mod tests {
         assert_eq!(spec.ephemeral_containers.as_ref().map(Vec::len), Some(1));
         assert!(p.pod.metadata.labels.is_none());
         assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].contains("spec.containers[0].image"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            p.warnings
+        );
         assert!(p.warnings[0].contains("metadata.labels"), "{:?}", p.warnings);
     }
 }

@@ -155,7 +155,11 @@ fn drop_cpu_memory_updates(new: Option<&ResourceList>, old: Option<&ResourceList
             }
         }
     }
-    if m.is_empty() && old.is_none() { None } else { Some(m) }
+    if m.is_empty() && old.is_none() {
+        None
+    } else {
+        Some(m)
+    }
 }
 
 /// Requirements with nothing set are Go's zero value, the same as no requirements.
@@ -183,7 +187,10 @@ pub fn drop_cpu_memory_resources(c: &Container, old: &Container) -> Container {
 
 /// Pod-level cpu and memory taken from `old` (the pod-level analogue of
 /// [`drop_cpu_memory_resources`]; claims are not allowed at pod level).
-pub fn drop_pod_level_cpu_memory(new: Option<&ResourceRequirements>, old: Option<&ResourceRequirements>) -> Option<ResourceRequirements> {
+pub fn drop_pod_level_cpu_memory(
+    new: Option<&ResourceRequirements>,
+    old: Option<&ResourceRequirements>,
+) -> Option<ResourceRequirements> {
     normalize_requirements(Some(ResourceRequirements {
         limits: drop_cpu_memory_updates(limits(new), limits(old)),
         requests: drop_cpu_memory_updates(requests(new), requests(old)),
@@ -210,7 +217,11 @@ pub fn specs_eq(a: &PodSpec, b: &PodSpec) -> bool {
 
 fn normalized_spec(s: &PodSpec) -> PodSpec {
     let mut s = s.clone();
-    for c in s.containers.iter_mut().chain(s.init_containers.iter_mut().flatten()) {
+    for c in s
+        .containers
+        .iter_mut()
+        .chain(s.init_containers.iter_mut().flatten())
+    {
         c.resources = normalize_requirements(c.resources.take());
     }
     s.resources = normalize_requirements(s.resources.take());
@@ -230,7 +241,11 @@ pub fn pod_level_resources_set(pod: &Pod) -> bool {
 /// `isPodResizeRequestSupported`, the version-skew guard: when the first running container's status
 /// has no `resources`, the node predates in-place resize. No running container: assume support.
 pub fn node_supports_resize(old: &Pod) -> bool {
-    for s in old.status.iter().flat_map(|s| s.container_statuses.iter().flatten()) {
+    for s in old
+        .status
+        .iter()
+        .flat_map(|s| s.container_statuses.iter().flatten())
+    {
         if s.state.as_ref().is_some_and(|st| st.running.is_some()) {
             return s.resources.is_some();
         }
@@ -293,14 +308,21 @@ pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
             "initContainers"
         };
         errs.push(
-            FieldError::forbidden(&spec_path.child(list), "pod updates may not add or remove containers")
-                .with_origin("resize/container-list"),
+            FieldError::forbidden(
+                &spec_path.child(list),
+                "pod updates may not add or remove containers",
+            )
+            .with_origin("resize/container-list"),
         );
         return errs;
     }
 
     if get_pod_qos(old, settings) != compute_pod_qos(new, settings) {
-        let qos = new.status.as_ref().and_then(|s| s.qos_class.clone()).unwrap_or_default();
+        let qos = new
+            .status
+            .as_ref()
+            .and_then(|s| s.qos_class.clone())
+            .unwrap_or_default();
         errs.push(
             FieldError::invalid(
                 &spec_path,
@@ -386,8 +408,11 @@ pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
                 }
             } else if !containers_eq(c, oc) {
                 errs.push(
-                    FieldError::forbidden(&spec_path, "resources for non-sidecar init containers are immutable")
-                        .with_origin("resize/init-immutable"),
+                    FieldError::forbidden(
+                        &spec_path,
+                        "resources for non-sidecar init containers are immutable",
+                    )
+                    .with_origin("resize/init-immutable"),
                 );
             }
         }
@@ -502,9 +527,30 @@ mod tests {
     fn cpu_and_memory_changes_are_allowed() {
         let s = no_defaults();
         // TestValidatePodResize "cpu limit change", "memory limit increase", "cpu request change"
-        assert!(check(&mk("{}", "{cpu: 100m, memory: '0', ephemeral-storage: 1Gi}", "", ""), &mk("{}", "{cpu: 200m, memory: '0', ephemeral-storage: 1Gi}", "", ""), &s).is_empty());
-        assert!(check(&mk("{}", "{cpu: 100m, memory: 100Mi}", "", ""), &mk("{}", "{cpu: 100m, memory: 200Mi}", "", ""), &s).is_empty());
-        assert!(check(&mk("{cpu: 200m, memory: '0'}", "{}", "", ""), &mk("{cpu: 100m, memory: '0'}", "{}", "", ""), &s).is_empty());
+        assert!(
+            check(
+                &mk("{}", "{cpu: 100m, memory: '0', ephemeral-storage: 1Gi}", "", ""),
+                &mk("{}", "{cpu: 200m, memory: '0', ephemeral-storage: 1Gi}", "", ""),
+                &s
+            )
+            .is_empty()
+        );
+        assert!(
+            check(
+                &mk("{}", "{cpu: 100m, memory: 100Mi}", "", ""),
+                &mk("{}", "{cpu: 100m, memory: 200Mi}", "", ""),
+                &s
+            )
+            .is_empty()
+        );
+        assert!(
+            check(
+                &mk("{cpu: 200m, memory: '0'}", "{}", "", ""),
+                &mk("{cpu: 100m, memory: '0'}", "{}", "", ""),
+                &s
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -541,7 +587,11 @@ mod tests {
         let s = no_defaults();
         // "storage limit change"
         assert_eq!(
-            check(&mk("{}", "{cpu: 100m, memory: 100Mi, ephemeral-storage: 2Gi}", "", ""), &mk("{}", "{cpu: 100m, memory: 100Mi, ephemeral-storage: 1Gi}", "", ""), &s),
+            check(
+                &mk("{}", "{cpu: 100m, memory: 100Mi, ephemeral-storage: 2Gi}", "", ""),
+                &mk("{}", "{cpu: 100m, memory: 100Mi, ephemeral-storage: 1Gi}", "", ""),
+                &s
+            ),
             one(ErrorType::Forbidden, "spec", "resize/only-cpu-memory")
         );
         // kubernetes#135084: adding a non-cpu/memory resource to a container without resources
@@ -558,12 +608,25 @@ mod tests {
                 ..Default::default()
             });
         }
-        assert_eq!(check(&bare, &added, &s), one(ErrorType::Forbidden, "spec", "resize/only-cpu-memory"));
+        assert_eq!(
+            check(&bare, &added, &s),
+            one(ErrorType::Forbidden, "spec", "resize/only-cpu-memory")
+        );
         // "change resize restart policy"
         assert_eq!(
             check(
-                &mk("{cpu: 100m}", "{}", ", resizePolicy: [{resourceName: cpu, restartPolicy: NotRequired}]", ""),
-                &mk("{cpu: 100m}", "{}", ", resizePolicy: [{resourceName: cpu, restartPolicy: RestartContainer}]", ""),
+                &mk(
+                    "{cpu: 100m}",
+                    "{}",
+                    ", resizePolicy: [{resourceName: cpu, restartPolicy: NotRequired}]",
+                    ""
+                ),
+                &mk(
+                    "{cpu: 100m}",
+                    "{}",
+                    ", resizePolicy: [{resourceName: cpu, restartPolicy: RestartContainer}]",
+                    ""
+                ),
                 &s
             ),
             one(ErrorType::Forbidden, "spec", "resize/only-cpu-memory")
@@ -574,12 +637,28 @@ mod tests {
     fn requests_and_limits_may_not_be_removed() {
         let s = no_defaults();
         assert_eq!(
-            check(&mk("{}", "{cpu: 100m, memory: 100Mi}", "", ""), &mk("{}", "{memory: 100Mi}", "", ""), &s),
-            one(ErrorType::Forbidden, "spec.containers[0].resources.limits", "resize/limits-removed")
+            check(
+                &mk("{}", "{cpu: 100m, memory: 100Mi}", "", ""),
+                &mk("{}", "{memory: 100Mi}", "", ""),
+                &s
+            ),
+            one(
+                ErrorType::Forbidden,
+                "spec.containers[0].resources.limits",
+                "resize/limits-removed"
+            )
         );
         assert_eq!(
-            check(&mk("{cpu: 100m, memory: 100Mi}", "{}", "", ""), &mk("{memory: 100Mi}", "{}", "", ""), &s),
-            one(ErrorType::Forbidden, "spec.containers[0].resources.requests", "resize/requests-removed")
+            check(
+                &mk("{cpu: 100m, memory: 100Mi}", "{}", "", ""),
+                &mk("{memory: 100Mi}", "{}", "", ""),
+                &s
+            ),
+            one(
+                ErrorType::Forbidden,
+                "spec.containers[0].resources.requests",
+                "resize/requests-removed"
+            )
         );
     }
 
@@ -588,7 +667,11 @@ mod tests {
         let s = no_defaults();
         // "Pod QoS change, guaranteed -> burstable"
         assert_eq!(
-            check(&mk("{cpu: 100m, memory: 100Mi}", "{cpu: 100m, memory: 100Mi}", "", ""), &mk("{cpu: 100m, memory: 100Mi}", "{cpu: 200m, memory: 200Mi}", "", ""), &s),
+            check(
+                &mk("{cpu: 100m, memory: 100Mi}", "{cpu: 100m, memory: 100Mi}", "", ""),
+                &mk("{cpu: 100m, memory: 100Mi}", "{cpu: 200m, memory: 200Mi}", "", ""),
+                &s
+            ),
             one(ErrorType::Invalid, "spec", "resize/qos-class")
         );
     }
@@ -598,18 +681,30 @@ mod tests {
         let s = no_defaults();
         let win = "  os: {name: windows}\n";
         assert_eq!(
-            check(&mk("{}", "{cpu: 100m}", "", win), &mk("{}", "{cpu: 200m}", "", win), &s),
+            check(
+                &mk("{}", "{cpu: 100m}", "", win),
+                &mk("{}", "{cpu: 200m}", "", win),
+                &s
+            ),
             one(ErrorType::Forbidden, "[]", "resize/windows")
         );
         let pl = "  resources: {limits: {cpu: 100m, memory: 200Mi}}\n";
         assert_eq!(
-            check(&mk("{}", "{cpu: 100m}", "", pl), &mk("{}", "{cpu: 50m}", "", pl), &s),
+            check(
+                &mk("{}", "{cpu: 100m}", "", pl),
+                &mk("{}", "{cpu: 50m}", "", pl),
+                &s
+            ),
             one(ErrorType::Forbidden, "[]", "resize/pod-level-resources")
         );
         let mut gate = no_defaults();
         gate.feature_gates.set(Gate::InPlacePodVerticalScaling, false);
         assert_eq!(
-            check(&mk("{}", "{cpu: 100m}", "", ""), &mk("{}", "{cpu: 100m}", "", ""), &gate),
+            check(
+                &mk("{}", "{cpu: 100m}", "", ""),
+                &mk("{}", "{cpu: 100m}", "", ""),
+                &gate
+            ),
             one(ErrorType::Forbidden, "[]", "resize/gate-disabled")
         );
     }
@@ -617,14 +712,29 @@ mod tests {
     #[test]
     fn pod_level_resize_with_the_gate() {
         let mut s = no_defaults();
-        s.feature_gates.set(Gate::InPlacePodLevelResourcesVerticalScaling, true);
-        let old = mk("{}", "{cpu: 100m}", "", "  resources: {limits: {cpu: 200m, memory: 200Mi}}\n");
-        let new = mk("{}", "{cpu: 100m}", "", "  resources: {limits: {cpu: 400m, memory: 200Mi}}\n");
+        s.feature_gates
+            .set(Gate::InPlacePodLevelResourcesVerticalScaling, true);
+        let old = mk(
+            "{}",
+            "{cpu: 100m}",
+            "",
+            "  resources: {limits: {cpu: 200m, memory: 200Mi}}\n",
+        );
+        let new = mk(
+            "{}",
+            "{cpu: 100m}",
+            "",
+            "  resources: {limits: {cpu: 400m, memory: 200Mi}}\n",
+        );
         assert!(check(&old, &new, &s).is_empty());
         let removed = mk("{}", "{cpu: 100m}", "", "  resources: {limits: {cpu: 400m}}\n");
         assert_eq!(
             check(&old, &removed, &s),
-            one(ErrorType::Forbidden, "spec.resources.limits", "resize/limits-removed")
+            one(
+                ErrorType::Forbidden,
+                "spec.resources.limits",
+                "resize/limits-removed"
+            )
         );
     }
 
@@ -632,11 +742,16 @@ mod tests {
     fn skew_guard_needs_status_resources_of_the_first_running_container() {
         let s = no_defaults();
         let status = |res: &str| {
-            format!("status:\n  containerStatuses:\n  - {{name: container, image: image, imageID: '', ready: true, restartCount: 0, state: {{running: {{}}}}{res}}}\n")
+            format!(
+                "status:\n  containerStatuses:\n  - {{name: container, image: image, imageID: '', ready: true, restartCount: 0, state: {{running: {{}}}}{res}}}\n"
+            )
         };
         let old = mk("{}", "{cpu: 100m}", "", &status(""));
         let new = mk("{}", "{cpu: 200m}", "", "");
-        assert_eq!(check(&old, &new, &s), one(ErrorType::Forbidden, "spec", "resize/node-support"));
+        assert_eq!(
+            check(&old, &new, &s),
+            one(ErrorType::Forbidden, "spec", "resize/node-support")
+        );
         let old = mk("{}", "{cpu: 100m}", "", &status(", resources: {}"));
         assert!(check(&old, &new, &s).is_empty());
     }
@@ -651,7 +766,12 @@ mod tests {
         let p = prepare_update(&new, &old, &no_defaults());
         let c = &spec_of(&p.pod).containers[0];
         assert_eq!(c.image.as_deref(), Some("image"));
-        assert_eq!(limits(c.resources.as_ref()).and_then(|l| l.get("cpu")).map(|q| q.0.as_str()), Some("200m"));
+        assert_eq!(
+            limits(c.resources.as_ref())
+                .and_then(|l| l.get("cpu"))
+                .map(|q| q.0.as_str()),
+            Some("200m")
+        );
         assert_eq!(p.warnings.len(), 1);
         assert!(p.warnings[0].contains("spec.containers[0].image"));
     }

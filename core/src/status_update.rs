@@ -107,7 +107,10 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod, _settings: &Settings) ->
         &status.child("ephemeralContainerStatuses"),
         "Never",
     ));
-    errs.extend(validate_resource_claim_statuses(new, &status.child("resourceClaimStatuses")));
+    errs.extend(validate_resource_claim_statuses(
+        new,
+        &status.child("resourceClaimStatuses"),
+    ));
     errs.extend(validate_pod_ips(ns));
     errs.extend(validate_host_ips(ns));
 
@@ -135,7 +138,10 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod, _settings: &Settings) ->
     ));
     // ephemeral containers are not allowed to have resources allocated
     for (i, s) in ns.ephemeral_container_statuses.iter().flatten().enumerate() {
-        if s.allocated_resources_status.as_ref().is_some_and(|a| !a.is_empty()) {
+        if s.allocated_resources_status
+            .as_ref()
+            .is_some_and(|a| !a.is_empty())
+        {
             errs.push(
                 FieldError::forbidden(
                     &status
@@ -185,8 +191,11 @@ fn transition_errors(old: &ContainerStatus, new: &[ContainerStatus], path: &Path
     for n in new {
         if n.name == old.name && !is_terminated(n) {
             errs.push(
-                FieldError::forbidden(&path.child("state"), "may not be transitioned to non-terminated state")
-                    .with_origin("status/state-transition"),
+                FieldError::forbidden(
+                    &path.child("state"),
+                    "may not be transitioned to non-terminated state",
+                )
+                .with_origin("status/state-transition"),
             );
         }
     }
@@ -195,7 +204,12 @@ fn transition_errors(old: &ContainerStatus, new: &[ContainerStatus], path: &Path
 
 /// `ValidateContainerStateTransition`: unless the restart policy is `Always`, a terminated container
 /// (that did not fail under `OnFailure`) may not become non-terminated.
-fn validate_container_state_transition(new: &[ContainerStatus], old: &[ContainerStatus], path: &Path, policy: &str) -> ErrorList {
+fn validate_container_state_transition(
+    new: &[ContainerStatus],
+    old: &[ContainerStatus],
+    path: &Path,
+    policy: &str,
+) -> ErrorList {
     if policy == "Always" {
         return ErrorList::new();
     }
@@ -235,7 +249,8 @@ fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
         }
         if !seen.insert(s.name.as_str()) {
             errs.push(
-                FieldError::duplicate(&name_path, s.name.as_str()).with_origin("status/resource-claim-statuses"),
+                FieldError::duplicate(&name_path, s.name.as_str())
+                    .with_origin("status/resource-claim-statuses"),
             );
         }
         if let Some(claim) = s.resource_claim_name.as_deref() {
@@ -289,7 +304,13 @@ fn render_ips(type_name: &str, ips: &[&str]) -> String {
 
 /// The shared part of `validatePodIPs`/`validateHostIPs`: every address valid, at most one per family,
 /// no duplicates.
-fn validate_ip_list(ips: &[&str], path: &Path, type_name: &str, origin: &'static str, duplicates_first: bool) -> ErrorList {
+fn validate_ip_list(
+    ips: &[&str],
+    path: &Path,
+    type_name: &str,
+    origin: &'static str,
+    duplicates_first: bool,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut dual = ErrorList::new();
     let mut dups = ErrorList::new();
@@ -396,7 +417,9 @@ fn validate_container_status_users(statuses: &[ContainerStatus], path: &Path, wi
             }
             continue;
         }
-        let Some(linux) = user.linux.as_ref() else { continue };
+        let Some(linux) = user.linux.as_ref() else {
+            continue;
+        };
         let range = format!("must be between 0 and {MAX_ID}, inclusive");
         if !(0..=MAX_ID).contains(&linux.uid) {
             errs.push(
@@ -429,10 +452,16 @@ fn validate_container_status_users(statuses: &[ContainerStatus], path: &Path, wi
 /// `validateContainerStatusAllocatedResourcesStatus`: each entry names a resource the container
 /// requests (or one of its claims, `claim:<name>[/<request>]`); health values are known; resource IDs
 /// are unique.
-fn validate_allocated_resources_status(statuses: &[ContainerStatus], path: &Path, containers: &[Container]) -> ErrorList {
+fn validate_allocated_resources_status(
+    statuses: &[ContainerStatus],
+    path: &Path,
+    containers: &[Container],
+) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, s) in statuses.iter().enumerate() {
-        let Some(allocated) = s.allocated_resources_status.as_ref() else { continue };
+        let Some(allocated) = s.allocated_resources_status.as_ref() else {
+            continue;
+        };
         let container = containers.iter().find(|c| c.name == s.name);
         for (j, a) in allocated.iter().enumerate() {
             let a_path = path.index(i).child("allocatedResourcesStatus").index(j);
@@ -475,8 +504,12 @@ fn validate_allocated_resources_status(statuses: &[ContainerStatus], path: &Path
                 let health = r.health.as_deref().unwrap_or("");
                 if !matches!(health, "Healthy" | "Unhealthy" | "Unknown") {
                     errs.push(
-                        FieldError::not_supported(&r_path.child("health"), health, &["Healthy", "Unhealthy", "Unknown"])
-                            .with_origin("status/allocated-resources-status"),
+                        FieldError::not_supported(
+                            &r_path.child("health"),
+                            health,
+                            &["Healthy", "Unhealthy", "Unknown"],
+                        )
+                        .with_origin("status/allocated-resources-status"),
                     );
                 }
                 if !ids.insert(r.resource_id.as_str()) {
@@ -531,7 +564,8 @@ fn is_qualified_name_part(s: &str) -> bool {
         (Some(f), Some(l)) => {
             f.is_ascii_alphanumeric()
                 && l.is_ascii_alphanumeric()
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         }
         _ => false,
     }
@@ -547,7 +581,11 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
             if prefix.is_empty() {
                 msgs.push("prefix part must be non-empty".to_owned());
             } else {
-                msgs.extend(is_dns1123_subdomain(prefix).into_iter().map(|m| format!("prefix part {m}")));
+                msgs.extend(
+                    is_dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|m| format!("prefix part {m}")),
+                );
             }
             *name
         }
@@ -574,8 +612,12 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
 pub fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
     let mut pod = new.clone();
     pod.spec.clone_from(&old.spec);
-    pod.metadata.deletion_timestamp.clone_from(&old.metadata.deletion_timestamp);
-    pod.metadata.owner_references.clone_from(&old.metadata.owner_references);
+    pod.metadata
+        .deletion_timestamp
+        .clone_from(&old.metadata.deletion_timestamp);
+    pod.metadata
+        .owner_references
+        .clone_from(&old.metadata.owner_references);
     let old_qos = old.status.as_ref().and_then(|s| s.qos_class.clone());
     if pod
         .status
@@ -623,7 +665,11 @@ mod tests {
         assert!(errs(&pod("Always", "{nominatedNodeName: node1}"), &old).is_empty());
         assert_eq!(
             errs(&pod("Always", "{nominatedNodeName: Node1}"), &old),
-            vec![(ErrorType::Invalid, "status.nominatedNodeName".into(), "status/nominated-node-name")]
+            vec![(
+                ErrorType::Invalid,
+                "status.nominatedNodeName".into(),
+                "status/nominated-node-name"
+            )]
         );
         // removing it is fine
         assert!(errs(&old, &pod("Always", "{nominatedNodeName: node1}")).is_empty());
@@ -632,10 +678,23 @@ mod tests {
     #[test]
     fn qos_class_is_immutable() {
         assert_eq!(
-            errs(&pod("Always", "{qosClass: Burstable}"), &pod("Always", "{qosClass: Guaranteed}")),
-            vec![(ErrorType::Invalid, "status.qosClass".into(), "status/qos-class-immutable")]
+            errs(
+                &pod("Always", "{qosClass: Burstable}"),
+                &pod("Always", "{qosClass: Guaranteed}")
+            ),
+            vec![(
+                ErrorType::Invalid,
+                "status.qosClass".into(),
+                "status/qos-class-immutable"
+            )]
         );
-        assert!(errs(&pod("Always", "{qosClass: Burstable}"), &pod("Always", "{qosClass: Burstable}")).is_empty());
+        assert!(
+            errs(
+                &pod("Always", "{qosClass: Burstable}"),
+                &pod("Always", "{qosClass: Burstable}")
+            )
+            .is_empty()
+        );
     }
 
     #[test]
@@ -688,7 +747,11 @@ mod tests {
         let term = "{terminated: {exitCode: 0}}";
         let run = "{running: {}}";
         let init = |a: &str, b: &str| {
-            format!("{{initContainerStatuses: [{}, {}]}}", cs("init", a), cs("side", b))
+            format!(
+                "{{initContainerStatuses: [{}, {}]}}",
+                cs("init", a),
+                cs("side", b)
+            )
         };
         // TestValidatePodStatusUpdate "init container cannot restart if RestartPolicyNever"
         assert_eq!(
@@ -712,8 +775,17 @@ mod tests {
     #[test]
     fn pod_and_host_ips() {
         let old = pod("Always", "{}");
-        assert!(errs(&pod("Always", "{podIPs: [{ip: 10.0.0.1}, {ip: 'fd00::1'}]}"), &old).is_empty());
-        assert!(errs(&pod("Always", "{podIPs: [{ip: 010.000.000.001}]}"), &old).is_empty(), "sloppy IPv4");
+        assert!(
+            errs(
+                &pod("Always", "{podIPs: [{ip: 10.0.0.1}, {ip: 'fd00::1'}]}"),
+                &old
+            )
+            .is_empty()
+        );
+        assert!(
+            errs(&pod("Always", "{podIPs: [{ip: 010.000.000.001}]}"), &old).is_empty(),
+            "sloppy IPv4"
+        );
         assert_eq!(
             errs(&pod("Always", "{podIPs: [{ip: not-an-ip}]}"), &old),
             vec![(ErrorType::Invalid, "status.podIPs[0]".into(), "status/pod-ips")]
@@ -726,8 +798,15 @@ mod tests {
             ]
         );
         assert_eq!(
-            errs(&pod("Always", "{hostIP: 10.0.0.2, hostIPs: [{ip: 10.0.0.1}]}"), &old),
-            vec![(ErrorType::Invalid, "status.hostIPs[0].ip".into(), "status/host-ips")]
+            errs(
+                &pod("Always", "{hostIP: 10.0.0.2, hostIPs: [{ip: 10.0.0.1}]}"),
+                &old
+            ),
+            vec![(
+                ErrorType::Invalid,
+                "status.hostIPs[0].ip".into(),
+                "status/host-ips"
+            )]
         );
     }
 
@@ -735,12 +814,19 @@ mod tests {
     fn resource_claim_statuses() {
         let old = pod("Always", "{}");
         let e = errs(
-            &pod("Always", "{resourceClaimStatuses: [{name: no-such-claim, resourceClaimName: my-claim}]}"),
+            &pod(
+                "Always",
+                "{resourceClaimStatuses: [{name: no-such-claim, resourceClaimName: my-claim}]}",
+            ),
             &old,
         );
         assert_eq!(
             e,
-            vec![(ErrorType::Invalid, "status.resourceClaimStatuses[0].name".into(), "status/resource-claim-statuses")]
+            vec![(
+                ErrorType::Invalid,
+                "status.resourceClaimStatuses[0].name".into(),
+                "status/resource-claim-statuses"
+            )]
         );
     }
 
@@ -748,12 +834,35 @@ mod tests {
     fn conditions_users_and_allocated_resources() {
         let old = pod("Always", "{}");
         assert_eq!(
-            errs(&pod("Always", "{conditions: [{type: 'bad type', status: 'True'}, {type: Ready, status: 'True'}, {type: example.com/Custom, status: 'True'}]}"), &old),
-            vec![(ErrorType::Invalid, "metadata.conditions[0].Type".into(), "status/condition-type")]
+            errs(
+                &pod(
+                    "Always",
+                    "{conditions: [{type: 'bad type', status: 'True'}, {type: Ready, status: 'True'}, {type: example.com/Custom, status: 'True'}]}"
+                ),
+                &old
+            ),
+            vec![(
+                ErrorType::Invalid,
+                "metadata.conditions[0].Type".into(),
+                "status/condition-type"
+            )]
         );
         assert_eq!(
-            errs(&pod("Always", &format!("{{containerStatuses: [{}]}}", cs("ctr", "{running: {}}").replace("}}}", "}}, user: {linux: {uid: -1, gid: 0}}}"))), &old),
-            vec![(ErrorType::Invalid, "status.containerStatuses[0].linux.uid".into(), "status/container-user")]
+            errs(
+                &pod(
+                    "Always",
+                    &format!(
+                        "{{containerStatuses: [{}]}}",
+                        cs("ctr", "{running: {}}").replace("}}}", "}}, user: {linux: {uid: -1, gid: 0}}}")
+                    )
+                ),
+                &old
+            ),
+            vec![(
+                ErrorType::Invalid,
+                "status.containerStatuses[0].linux.uid".into(),
+                "status/container-user"
+            )]
         );
         let alloc = |name: &str| {
             format!(
@@ -767,9 +876,21 @@ mod tests {
         assert_eq!(
             errs(&pod("Always", &alloc("memory")), &old),
             vec![
-                (ErrorType::Invalid, "status.containerStatuses[0].allocatedResourcesStatus[0].name".into(), "status/allocated-resources-status"),
-                (ErrorType::NotSupported, "status.containerStatuses[0].allocatedResourcesStatus[0].resources[1].health".into(), "status/allocated-resources-status"),
-                (ErrorType::Duplicate, "status.containerStatuses[0].allocatedResourcesStatus[0].resources[1].resourceID".into(), "status/allocated-resources-status"),
+                (
+                    ErrorType::Invalid,
+                    "status.containerStatuses[0].allocatedResourcesStatus[0].name".into(),
+                    "status/allocated-resources-status"
+                ),
+                (
+                    ErrorType::NotSupported,
+                    "status.containerStatuses[0].allocatedResourcesStatus[0].resources[1].health".into(),
+                    "status/allocated-resources-status"
+                ),
+                (
+                    ErrorType::Duplicate,
+                    "status.containerStatuses[0].allocatedResourcesStatus[0].resources[1].resourceID".into(),
+                    "status/allocated-resources-status"
+                ),
             ]
         );
         assert_eq!(errs(&pod("Always", &alloc("cpu")), &old).len(), 2);
@@ -784,7 +905,10 @@ mod tests {
             "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
         ));
         assert!(is_qualified_name("example.com/My_Name").is_empty());
-        assert_eq!(is_qualified_name("/x"), vec!["prefix part must be non-empty".to_owned()]);
+        assert_eq!(
+            is_qualified_name("/x"),
+            vec!["prefix part must be non-empty".to_owned()]
+        );
         assert_eq!(is_qualified_name("a/b/c").len(), 1);
         assert!(is_qualified_name("-x")[0].starts_with("name part must consist of"));
     }
@@ -802,6 +926,10 @@ mod tests {
             p.pod.status.as_ref().and_then(|s| s.qos_class.as_deref()),
             Some("Burstable")
         );
-        assert!(p.warnings[0].contains("spec.containers[0].image"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            p.warnings
+        );
     }
 }

@@ -81,7 +81,11 @@ pub fn validate_new_pod(pod: &Pod, settings: &Settings) -> ErrorList {
 ///
 /// Upstream ends with `ValidatePodSpecificAnnotations` on the new Pod, which the full validation of
 /// the new Pod ([`validate_new_pod`]) runs as well; it is not repeated here.
-pub fn validate_pod_specific_annotation_updates(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -> ErrorList {
+pub fn validate_pod_specific_annotation_updates(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     let empty = std::collections::BTreeMap::new();
     let new_annotations = new.annotations.as_ref().unwrap_or(&empty);
@@ -242,7 +246,11 @@ mod tests {
         let kept = parse_pod("spec: {containers: [{name: a, image: y}]}\n", "p", 1 << 20).unwrap();
         let p = Prepared::new(&sent, kept.clone(), "pods/x applies only y");
         assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].contains("spec.containers[0].image"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            p.warnings
+        );
         assert!(Prepared::new(&kept, kept.clone(), "x").warnings.is_empty());
     }
 }

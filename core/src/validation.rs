@@ -248,7 +248,11 @@ mod tests {
         let v = check_documents(Some(&old), &new, Subresource::Resize, "").unwrap();
         assert!(v.allowed, "{:?}", v.errors);
         assert_eq!(v.warnings.len(), 1);
-        assert!(v.warnings[0].contains("spec.containers[0].image"), "{:?}", v.warnings);
+        assert!(
+            v.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            v.warnings
+        );
     }
 
     #[test]
