@@ -12,7 +12,11 @@
 //! - [`defaults`]: the API server's defaulting (`SetDefaults_*`);
 //! - [`validation`]: the request-path dispatcher ([`validation::check`]);
 //! - [`pod`]: create and plain-update validation;
-//! - [`ephemeral`]: ephemeral containers;
+//! - [`ephemeral`]: ephemeral containers (`pods/ephemeralcontainers`);
+//! - [`resize`]: in-place resize (`pods/resize`);
+//! - [`dynamic`]: dynamic containers (`pods/dynamic`, KEP-5972);
+//! - [`status_update`]: status updates (`pods/status`);
+//! - [`subresource`]: what the subresource paths share (the REST strategy step, metadata rules);
 //! - [`qos`]: QoS classes;
 //! - [`admission`]: AdmissionReview in and out;
 //! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
@@ -20,13 +24,17 @@
 pub mod admission;
 pub mod defaults;
 pub mod document;
+pub mod dynamic;
 pub mod ephemeral;
 pub mod field;
 pub mod pod;
 pub mod qos;
 pub mod quantity;
+pub mod resize;
 pub mod semantic;
 pub mod settings;
+pub mod status_update;
+pub mod subresource;
 pub mod validation;
 
 pub use document::InputError;

@@ -130,6 +130,7 @@ pub fn check(
     };
     let new = defaulted(new);
     let old = old.map(defaulted);
+    let mut warnings = Vec::new();
     let errors = match (old.as_ref(), sub) {
         (None, Subresource::None) => crate::pod::validate_pod_create(&new, settings),
         (None, other) => {
@@ -139,32 +140,30 @@ pub fn check(
             ));
         }
         (Some(old), Subresource::None) => crate::pod::validate_pod_update(&new, old, settings),
-        (Some(_), Subresource::Dynamic) => {
-            return Err(InputError::NotImplemented(
-                "pods/dynamic validation (issue 3)".into(),
-            ));
+        // Each subresource first applies its REST strategy step (what the API server ignores is
+        // reported as a warning), then its validation.
+        (Some(old), Subresource::Dynamic) => {
+            let p = crate::dynamic::prepare_update(&new, old);
+            warnings = p.warnings;
+            crate::dynamic::validate_dynamic_update(&p.pod, old, settings)
         }
-        (Some(_), Subresource::EphemeralContainers) => {
-            return Err(InputError::NotImplemented(
-                "pods/ephemeralcontainers validation (issue 3)".into(),
-            ));
+        (Some(old), Subresource::EphemeralContainers) => {
+            let p = crate::ephemeral::prepare_update(&new, old);
+            warnings = p.warnings;
+            crate::ephemeral::validate_ephemeral_containers_update(&p.pod, old, settings)
         }
-        (Some(_), Subresource::Resize) => {
-            return Err(InputError::NotImplemented(
-                "pods/resize validation (issue 3)".into(),
-            ));
+        (Some(old), Subresource::Resize) => {
+            let p = crate::resize::prepare_update(&new, old, settings);
+            warnings = p.warnings;
+            crate::resize::validate_pod_resize(&p.pod, old, settings)
         }
-        (Some(_), Subresource::Status) => {
-            return Err(InputError::NotImplemented(
-                "pods/status validation (issue 3)".into(),
-            ));
+        (Some(old), Subresource::Status) => {
+            let p = crate::status_update::prepare_update(&new, old);
+            warnings = p.warnings;
+            crate::status_update::validate_pod_status_update(&p.pod, old, settings)
         }
     };
-    Ok(Verdict::from_errors(
-        crate::pod::pod_name(&new),
-        errors,
-        Vec::new(),
-    ))
+    Ok(Verdict::from_errors(crate::pod::pod_name(&new), errors, warnings))
 }
 
 /// [`check`] on documents: parse the settings and both Pods (JSON or YAML), then validate.
@@ -225,6 +224,35 @@ mod tests {
     fn subresources_need_an_old_pod() {
         let e = check_documents(None, POD, Subresource::Resize, "").unwrap_err();
         assert_eq!(e.input(), "old-pod");
+    }
+
+    #[test]
+    fn every_subresource_is_judged() {
+        let old = POD.replace("namespace: default}", "namespace: default, resourceVersion: '1'}");
+        for sub in [
+            Subresource::Dynamic,
+            Subresource::EphemeralContainers,
+            Subresource::Resize,
+            Subresource::Status,
+        ] {
+            let v = check_documents(Some(&old), &old, sub, "").unwrap();
+            assert!(v.allowed, "{sub}: {:?}", v.errors);
+            assert!(v.warnings.is_empty(), "{sub}: {:?}", v.warnings);
+        }
+    }
+
+    #[test]
+    fn ignored_changes_are_warnings() {
+        let old = POD.replace("namespace: default}", "namespace: default, resourceVersion: '1'}");
+        let new = old.replace("nginx:1.25", "nginx:1.26");
+        let v = check_documents(Some(&old), &new, Subresource::Resize, "").unwrap();
+        assert!(v.allowed, "{:?}", v.errors);
+        assert_eq!(v.warnings.len(), 1);
+        assert!(
+            v.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            v.warnings
+        );
     }
 
     #[test]
