@@ -111,6 +111,12 @@ impl AllocationDecision {
     pub fn actuated(&self) -> bool {
         self.outcome == Outcome::Allocated
     }
+
+    /// The allocated Pod as JSON (what `/allocated` returns).
+    pub fn allocated_pod_json(&self) -> String {
+        // A k8s-openapi Pod always serializes; `{}` only keeps this panic-free.
+        serde_json::to_string(&self.allocated_pod).unwrap_or_else(|_| "{}".to_owned())
+    }
 }
 
 /// A decoded allocation request.
@@ -154,8 +160,10 @@ pub fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecis
         notes: Vec::new(),
     };
     if set.changes.is_empty() {
-        d.notes
-            .push("the desired spec equals the allocation: nothing to allocate (PodResizePending is cleared)".into());
+        d.notes.push(
+            "the desired spec equals the allocation: nothing to allocate (PodResizePending is cleared)"
+                .into(),
+        );
         return d;
     }
     let pending = |d: &mut AllocationDecision, outcome: Outcome, message: String| {
@@ -214,7 +222,8 @@ pub fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecis
                  and periodically (first after 30s, then every 3m); Warning event ResizeDeferred"
                     .into()
             } else {
-                "Infeasible: not retried until the desired spec changes; Warning event ResizeInfeasible".into()
+                "Infeasible: not retried until the desired spec changes; Warning event ResizeInfeasible"
+                    .into()
             });
         }
         None => actuated_notes(&mut d, &set, dynamic),
@@ -263,8 +272,10 @@ fn actuated_notes(d: &mut AllocationDecision, set: &changes::ChangeSet, dynamic:
         ));
     }
     for c in set.of(ChangeKind::AddContainer) {
-        d.notes
-            .push(format!("container {} is started at the next pod sync", c.container));
+        d.notes.push(format!(
+            "container {} is started at the next pod sync",
+            c.container
+        ));
     }
     for c in set.of(ChangeKind::RemoveContainer) {
         d.notes.push(format!(
@@ -274,8 +285,10 @@ fn actuated_notes(d: &mut AllocationDecision, set: &changes::ChangeSet, dynamic:
         ));
     }
     if !dynamic && set.has(ChangeKind::UpdateImage) {
-        d.notes
-            .push("image updates are applied directly: without DynamicContainers they are not gated by allocation".into());
+        d.notes.push(
+            "image updates are applied directly: without DynamicContainers they are not gated by allocation"
+                .into(),
+        );
     }
 }
 
@@ -297,7 +310,7 @@ fn check_keys(obj: &Map<String, Value>, input: &str, known: &[&str]) -> Result<(
     Ok(())
 }
 
-fn prefixed(e: InputError, input: &str, field: &str) -> InputError {
+fn prefixed(e: &InputError, input: &str, field: &str) -> InputError {
     let message = format!("{field}: {}", e.message());
     match e {
         InputError::WrongKind { .. } => InputError::wrong_kind(input, message),
@@ -320,7 +333,7 @@ pub(crate) fn pod_field(
     let Some(v) = value.filter(|v| !v.is_null()) else {
         return Ok(None);
     };
-    let mut pod = document::pod_from_value(v.clone(), input).map_err(|e| prefixed(e, input, field))?;
+    let mut pod = document::pod_from_value(v.clone(), input).map_err(|e| prefixed(&e, input, field))?;
     resources::check_pod_quantities(&pod, input, field)?;
     if settings.apply_defaults {
         apply_pod_defaults(&mut pod, settings);
@@ -365,17 +378,25 @@ pub fn parse_request(text: &str) -> Result<(AllocationRequest, Settings), InputE
     check_keys(
         &obj,
         INPUT,
-        &["node", "nodeConfig", "allocatedPods", "allocated", "desired", "settings"],
+        &[
+            "node",
+            "nodeConfig",
+            "allocatedPods",
+            "allocated",
+            "desired",
+            "settings",
+        ],
     )?;
     let node_value = obj
         .get("node")
         .filter(|v| !v.is_null())
         .ok_or_else(|| InputError::malformed(INPUT, "node: required: the v1 Node the Pod runs on"))?;
-    let node = document::node_from_value(node_value.clone(), INPUT).map_err(|e| prefixed(e, INPUT, "node"))?;
+    let node =
+        document::node_from_value(node_value.clone(), INPUT).map_err(|e| prefixed(&e, INPUT, "node"))?;
     resources::check_node_quantities(&node, INPUT, "node")?;
     let node_config: NodeConfig = match obj.get("nodeConfig") {
         None | Some(Value::Null) => NodeConfig::default(),
-        Some(v) => document::decode(v.clone(), INPUT).map_err(|e| prefixed(e, INPUT, "nodeConfig"))?,
+        Some(v) => document::decode(v.clone(), INPUT).map_err(|e| prefixed(&e, INPUT, "nodeConfig"))?,
     };
     node::NodeFacts::read(&node, &node_config, INPUT)?;
     let mut allocated_pods = Vec::new();
@@ -390,7 +411,10 @@ pub fn parse_request(text: &str) -> Result<(AllocationRequest, Settings), InputE
             }
         }
         Some(_) => {
-            return Err(InputError::malformed(INPUT, "allocatedPods: expected a list of Pods"));
+            return Err(InputError::malformed(
+                INPUT,
+                "allocatedPods: expected a list of Pods",
+            ));
         }
     }
     let allocated = required_pod(
@@ -400,7 +424,13 @@ pub fn parse_request(text: &str) -> Result<(AllocationRequest, Settings), InputE
         "the Pod's allocated spec (what the kubelet has checkpointed)",
         &settings,
     )?;
-    let desired = required_pod(&obj, INPUT, "desired", "the Pod as the API server has it", &settings)?;
+    let desired = required_pod(
+        &obj,
+        INPUT,
+        "desired",
+        "the Pod as the API server has it",
+        &settings,
+    )?;
     Ok((
         AllocationRequest {
             node,

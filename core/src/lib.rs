@@ -35,8 +35,8 @@ pub mod settings;
 pub mod statuses;
 pub mod validation;
 
-pub use document::InputError;
 pub use allocation::{AllocationDecision, Outcome, allocate_document, retry_order_document};
+pub use document::InputError;
 pub use field::{ErrorList, ErrorType, FieldError, Path};
 pub use probe_plan::probe_plan_documents;
 pub use qos::QosClass;

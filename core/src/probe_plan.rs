@@ -23,7 +23,9 @@ use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, Probe};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::allocation::pods::{init_containers, is_restartable_init, is_static_or_mirror, is_terminal, is_terminating, phase, spec};
+use crate::allocation::pods::{
+    init_containers, is_restartable_init, is_static_or_mirror, is_terminal, is_terminating, phase, spec,
+};
 use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
 use crate::semantic::normalized;
@@ -277,8 +279,10 @@ fn added(mut a: ProbeAction, kind: ProbeType, obs: &Observed) -> ProbeAction {
         }
         ProbeType::Liveness => {
             a.initial_result = Some("Success".into());
-            a.notes
-                .push("initial result Success: adding a liveness probe does not itself restart the container".into());
+            a.notes.push(
+                "initial result Success: adding a liveness probe does not itself restart the container"
+                    .into(),
+            );
         }
         ProbeType::Startup if obs.running && obs.started => {
             a.initial_result = Some("Success".into());
@@ -372,20 +376,24 @@ fn updated(mut a: ProbeAction, kind: ProbeType, fields: Vec<String>, obs: &Obser
             a.next_run = "before-first-probe".into();
         }
         a.notes.push(
-            "initialDelaySeconds changed: it only matters before the first probe of the current container".into(),
+            "initialDelaySeconds changed: it only matters before the first probe of the current container"
+                .into(),
         );
     }
     if has("terminationGracePeriodSeconds") {
-        a.notes
-            .push("terminationGracePeriodSeconds changed: used by a later probe-triggered termination".into());
+        a.notes.push(
+            "terminationGracePeriodSeconds changed: used by a later probe-triggered termination".into(),
+        );
     }
     if !known {
         a.notes
             .push("only fields outside the KEP table changed: counts and schedule are preserved".into());
     }
     if kind == ProbeType::Startup && obs.running && obs.started {
-        a.notes
-            .push("Started stays true for this container ID; a restarted container uses the new configuration".into());
+        a.notes.push(
+            "Started stays true for this container ID; a restarted container uses the new configuration"
+                .into(),
+        );
     }
     a.changed_fields = fields;
     a
@@ -429,7 +437,10 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
     let skipped = if is_terminating(new) {
         Some("the Pod is terminating: no workers are created or replaced after termination begins".to_owned())
     } else if is_terminal(new) {
-        Some(format!("the Pod is {}: terminal Pods are not reconciled", phase(new)))
+        Some(format!(
+            "the Pod is {}: terminal Pods are not reconciled",
+            phase(new)
+        ))
     } else {
         None
     };
@@ -438,12 +449,16 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
         reconciled: mutable,
         reason: match (&skipped, gate) {
             (Some(r), _) => r.clone(),
-            (None, false) => "MutableContainerProbes is disabled: add-only (AddPod): new probes get workers, \
+            (None, false) => {
+                "MutableContainerProbes is disabled: add-only (AddPod): new probes get workers, \
                               changed and removed probes keep their old workers"
-                .into(),
-            (None, true) if !mutable => "static and mirror Pods are not reconciled as mutable: new probes get \
+                    .into()
+            }
+            (None, true) if !mutable => {
+                "static and mirror Pods are not reconciled as mutable: new probes get \
                                          workers, existing workers are kept"
-                .into(),
+                    .into()
+            }
             _ => String::new(),
         },
         actions: Vec::new(),
@@ -474,7 +489,8 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
                     if mutable {
                         a.event = Some(event_message(kind, &c.name, Action::Add));
                     } else {
-                        a.notes.push("added by the add-only path (no ContainerProbeChanged event)".into());
+                        a.notes
+                            .push("added by the add-only path (no ContainerProbeChanged event)".into());
                     }
                     a
                 }
@@ -509,7 +525,8 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
         }
         for kind in ProbeType::ALL {
             if kind.of(e.container).is_some() {
-                plan.actions.push(stop(base(&e.container.name, e.list, kind, Action::Stop)));
+                plan.actions
+                    .push(stop(base(&e.container.name, e.list, kind, Action::Stop)));
             }
         }
     }
@@ -524,7 +541,9 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
 fn promote_readiness(actions: &mut [ProbeAction]) {
     let ungated: Vec<String> = actions
         .iter()
-        .filter(|a| a.probe == ProbeType::Startup && a.action == Action::Remove && a.started_effect == "started")
+        .filter(|a| {
+            a.probe == ProbeType::Startup && a.action == Action::Remove && a.started_effect == "started"
+        })
         .map(|a| a.container.clone())
         .collect();
     for a in actions.iter_mut() {
@@ -553,12 +572,14 @@ fn start(mut a: ProbeAction, kind: ProbeType, skipped: bool) -> ProbeAction {
     a.next_run = "on-container-start".into();
     a.initial_result = Some(kind.initial().into());
     a.notes.push(
-        "KEP-5972: probes of an added container start when the container starts (after it is allocated)".into(),
+        "KEP-5972: probes of an added container start when the container starts (after it is allocated)"
+            .into(),
     );
     if kind == ProbeType::Readiness {
         a.ready_effect = "unready".into();
         a.notes.push(
-            "adding a container with a readiness probe makes the Pod unready until that container is ready".into(),
+            "adding a container with a readiness probe makes the Pod unready until that container is ready"
+                .into(),
         );
     }
     a
@@ -570,7 +591,8 @@ fn stop(mut a: ProbeAction) -> ProbeAction {
     a.cancel_in_flight = true;
     a.next_run = "stopped".into();
     a.notes.push(
-        "KEP-5972: probes of a removed container stop, and their results are removed, when it terminates".into(),
+        "KEP-5972: probes of a removed container stop, and their results are removed, when it terminates"
+            .into(),
     );
     a
 }

@@ -140,7 +140,11 @@ fn containers_ready(pod: &Pod, spec: &PodSpec, statuses: &[ContainerStatus], dyn
         }
     }
     if (phase == "Succeeded" && unknown.is_empty()) || phase == "Failed" {
-        let reason = if phase == "Failed" { "PodFailed" } else { "PodCompleted" };
+        let reason = if phase == "Failed" {
+            "PodFailed"
+        } else {
+            "PodCompleted"
+        };
         return condition(pod, "ContainersReady", "False", reason, "");
     }
     let mut messages = Vec::new();
@@ -153,7 +157,13 @@ fn containers_ready(pod: &Pod, spec: &PodSpec, statuses: &[ContainerStatus], dyn
     if messages.is_empty() {
         condition(pod, "ContainersReady", "True", "", "")
     } else {
-        condition(pod, "ContainersReady", "False", "ContainersNotReady", &messages.join(", "))
+        condition(
+            pod,
+            "ContainersReady",
+            "False",
+            "ContainersNotReady",
+            &messages.join(", "),
+        )
     }
 }
 
@@ -187,7 +197,13 @@ fn pod_ready(pod: &Pod, spec: &PodSpec, containers: &PodCondition) -> PodConditi
     if messages.is_empty() {
         condition(pod, "Ready", "True", "", "")
     } else {
-        condition(pod, "Ready", "False", "ReadinessGatesNotReady", &messages.join(", "))
+        condition(
+            pod,
+            "Ready",
+            "False",
+            "ReadinessGatesNotReady",
+            &messages.join(", "),
+        )
     }
 }
 
@@ -220,7 +236,10 @@ pub fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &Setting
         }
     }
     let mut removed: Vec<ContainerStatus> = Vec::new();
-    for s in existing.iter().filter(|s| !desired.containers.iter().any(|c| c.name == s.name)) {
+    for s in existing
+        .iter()
+        .filter(|s| !desired.containers.iter().any(|c| c.name == s.name))
+    {
         if !dynamic {
             // Without DynamicContainers the kubelet publishes statuses for spec containers only.
             report.garbage_collected.push(s.name.clone());
@@ -235,7 +254,7 @@ pub fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &Setting
         }
     }
     // Oldest first: by finishedAt (a status without one counts as oldest), then by list position.
-    removed.sort_by(|a, b| finished_at(a).cmp(&finished_at(b)));
+    removed.sort_by_key(finished_at);
     let limit = usize::try_from(settings.removed_status_limit).unwrap_or(usize::MAX);
     let excess = removed.len().saturating_sub(limit);
     for (i, s) in removed.into_iter().enumerate() {
@@ -280,7 +299,8 @@ pub fn container_statuses_document(text: &str) -> Result<String, InputError> {
     }
     let allocated = pod_field(obj.get("allocated"), INPUT, "allocated", &settings)?;
     let report = container_statuses(&pod, allocated.as_ref(), &settings);
-    serde_json::to_string(&report).map_err(|e| InputError::malformed(INPUT, format!("cannot render the result: {e}")))
+    serde_json::to_string(&report)
+        .map_err(|e| InputError::malformed(INPUT, format!("cannot render the result: {e}")))
 }
 
 #[cfg(test)]
@@ -296,7 +316,8 @@ mod tests {
         v.iter().map(|s| s.name.as_str()).collect()
     }
 
-    const RUNNING: &str = "{state: {running: {}}, ready: true, started: true, image: x, imageID: '', restartCount: 0}";
+    const RUNNING: &str =
+        "{state: {running: {}}, ready: true, started: true, image: x, imageID: '', restartCount: 0}";
 
     #[test]
     fn added_but_unallocated_waits_and_is_ignored_for_readiness() {
@@ -334,7 +355,10 @@ allocated:
 ",
             body = &RUNNING[1..RUNNING.len() - 1]
         ));
-        assert_eq!(waiting_reason(&r.container_statuses[1]), Some("ContainerCreating"));
+        assert_eq!(
+            waiting_reason(&r.container_statuses[1]),
+            Some("ContainerCreating")
+        );
         assert!(!r.ready);
         assert_eq!(
             r.conditions[0].message.as_deref(),

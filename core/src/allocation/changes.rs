@@ -121,7 +121,10 @@ fn list_diff(
 }
 
 /// `requests[cpu] 500m -> 1, limits[memory] (none) -> 1Gi`; empty when semantically equal.
-pub(crate) fn resources_detail(old: Option<&ResourceRequirements>, new: Option<&ResourceRequirements>) -> String {
+pub(crate) fn resources_detail(
+    old: Option<&ResourceRequirements>,
+    new: Option<&ResourceRequirements>,
+) -> String {
     let mut parts = Vec::new();
     list_diff(
         "requests",
@@ -135,7 +138,12 @@ pub(crate) fn resources_detail(old: Option<&ResourceRequirements>, new: Option<&
         new.and_then(|r| r.limits.as_ref()),
         &mut parts,
     );
-    if parts.is_empty() && !semantic_eq(&old.cloned().unwrap_or_default(), &new.cloned().unwrap_or_default()) {
+    if parts.is_empty()
+        && !semantic_eq(
+            &old.cloned().unwrap_or_default(),
+            &new.cloned().unwrap_or_default(),
+        )
+    {
         parts.push("resource claims".to_owned());
     }
     parts.join(", ")
@@ -157,7 +165,11 @@ fn diff_list(
     };
     for d in desired {
         match allocated.iter().find(|a| a.name == d.name) {
-            None => out.push(change(ChangeKind::AddContainer, &d.name, d.image.clone().unwrap_or_default())),
+            None => out.push(change(
+                ChangeKind::AddContainer,
+                &d.name,
+                d.image.clone().unwrap_or_default(),
+            )),
             Some(a) => {
                 if is_resizable(d, init, settings) {
                     let detail = resources_detail(a.resources.as_ref(), d.resources.as_ref());
@@ -181,7 +193,11 @@ fn diff_list(
     }
     for a in allocated {
         if !desired.iter().any(|d| d.name == a.name) {
-            out.push(change(ChangeKind::RemoveContainer, &a.name, a.image.clone().unwrap_or_default()));
+            out.push(change(
+                ChangeKind::RemoveContainer,
+                &a.name,
+                a.image.clone().unwrap_or_default(),
+            ));
         }
     }
 }
@@ -191,7 +207,14 @@ fn diff_list(
 pub(crate) fn diff(allocated: &Pod, desired: &Pod, settings: &Settings) -> ChangeSet {
     let (a, d) = (spec(allocated), spec(desired));
     let mut changes = Vec::new();
-    diff_list("containers", &a.containers, &d.containers, false, settings, &mut changes);
+    diff_list(
+        "containers",
+        &a.containers,
+        &d.containers,
+        false,
+        settings,
+        &mut changes,
+    );
     diff_list(
         "initContainers",
         init_containers(&a),
@@ -223,10 +246,18 @@ mod tests {
 
     #[test]
     fn adds_removes_resizes_and_images() {
-        let a = pod("[{name: app, image: 'nginx:1', resources: {requests: {cpu: 500m}}}, {name: old, image: busybox}]");
-        let d = pod("[{name: app, image: 'nginx:2', resources: {requests: {cpu: '1'}}}, {name: new, image: worker}]");
+        let a = pod(
+            "[{name: app, image: 'nginx:1', resources: {requests: {cpu: 500m}}}, {name: old, image: busybox}]",
+        );
+        let d = pod(
+            "[{name: app, image: 'nginx:2', resources: {requests: {cpu: '1'}}}, {name: new, image: worker}]",
+        );
         let set = diff(&a, &d, &Settings::default());
-        let kinds: Vec<(ChangeKind, &str)> = set.changes.iter().map(|c| (c.kind, c.container.as_str())).collect();
+        let kinds: Vec<(ChangeKind, &str)> = set
+            .changes
+            .iter()
+            .map(|c| (c.kind, c.container.as_str()))
+            .collect();
         assert_eq!(
             kinds,
             vec![
@@ -263,7 +294,8 @@ mod tests {
         .unwrap();
         assert!(diff(&a, &d, &Settings::default()).changes.is_empty());
         let mut s = Settings::default();
-        s.feature_gates.set(Gate::InPlacePodVerticalScalingInitContainers, true);
+        s.feature_gates
+            .set(Gate::InPlacePodVerticalScalingInitContainers, true);
         assert_eq!(diff(&a, &d, &s).changes.len(), 1);
     }
 }

@@ -154,7 +154,10 @@ fn guaranteed_resize_required(desired: &Pod, view: &Pod, resource: &str, setting
             .iter()
             .chain(init_containers(&v))
             .find(|a| a.name == c.name);
-        let want = requests_of(c.resources.as_ref()).get(resource).copied().unwrap_or(Quantity::ZERO);
+        let want = requests_of(c.resources.as_ref())
+            .get(resource)
+            .copied()
+            .unwrap_or(Quantity::ZERO);
         let have = allocated
             .map(|a| requests_of(a.resources.as_ref()))
             .and_then(|r| r.get(resource).copied())
@@ -195,14 +198,17 @@ pub(crate) fn infeasible(
             && node.static_cpu_manager
             && guaranteed_resize_required(desired, view, "cpu", settings)
         {
-            return Some("Resize is infeasible for Guaranteed Pods alongside CPU Manager policy \"static\"".to_owned());
+            return Some(
+                "Resize is infeasible for Guaranteed Pods alongside CPU Manager policy \"static\"".to_owned(),
+            );
         }
         if !settings.gate(Gate::InPlacePodVerticalScalingExclusiveMemory)
             && node.static_memory_manager
             && guaranteed_resize_required(desired, view, "memory", settings)
         {
             return Some(
-                "Resize is infeasible for Guaranteed Pods alongside Memory Manager policy \"Static\"".to_owned(),
+                "Resize is infeasible for Guaranteed Pods alongside Memory Manager policy \"Static\""
+                    .to_owned(),
             );
         }
     }
@@ -214,10 +220,7 @@ pub(crate) fn infeasible(
         .allocatable_absolute
         .get("cpu")
         .map_or(0, Quantity::milli_value);
-    let mem_cap = node
-        .allocatable_absolute
-        .get("memory")
-        .map_or(0, Quantity::value);
+    let mem_cap = node.allocatable_absolute.get("memory").map_or(0, Quantity::value);
     if mem_req > mem_cap {
         return Some(format!(
             "Node didn't have enough capacity: memory, requested: {mem_req}, capacity: {mem_cap}"
@@ -255,14 +258,21 @@ fn value(map: &ResourceMap, name: &str) -> i64 {
 /// Pods in a terminal phase are not active and do not count. A Node whose `status.allocatable` has
 /// no `pods` entry is not limited in Pod count (podmut's choice for hand-written Nodes; the kubelet
 /// always publishes one).
-pub(crate) fn predicate(desired: &Pod, others: &[Pod], node: &NodeFacts, settings: &Settings) -> Option<String> {
+pub(crate) fn predicate(
+    desired: &Pod,
+    others: &[Pod],
+    node: &NodeFacts,
+    settings: &Settings,
+) -> Option<String> {
     let others: Vec<&Pod> = others
         .iter()
         .filter(|p| !same_pod(p, desired) && !is_terminal(p))
         .collect();
     let used_pods = i64::try_from(others.len()).unwrap_or(i64::MAX);
     let insufficient = |name: &str, requested: i64, used: i64, capacity: i64| {
-        format!("Node didn't have enough resource: {name}, requested: {requested}, used: {used}, capacity: {capacity}")
+        format!(
+            "Node didn't have enough resource: {name}, requested: {requested}, used: {used}, capacity: {capacity}"
+        )
     };
     if let Some(allowed) = node.allocatable.get("pods").map(Quantity::value)
         && used_pods + 1 > allowed
@@ -294,9 +304,7 @@ pub(crate) fn predicate(desired: &Pod, others: &[Pod], node: &NodeFacts, setting
             *e = e.saturating_add(scheduler_value(&k, &q));
         }
     }
-    let relevant = |name: &str| {
-        matches!(name, "cpu" | "memory" | "ephemeral-storage") || is_scalar(name)
-    };
+    let relevant = |name: &str| matches!(name, "cpu" | "memory" | "ephemeral-storage") || is_scalar(name);
     if request
         .iter()
         .all(|(name, q)| !relevant(name) || scheduler_value(name, q) == 0)

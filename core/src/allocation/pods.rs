@@ -42,10 +42,7 @@ pub(crate) fn is_restartable_init(c: &Container) -> bool {
 
 /// The Pod's phase, or `""`.
 pub(crate) fn phase(pod: &Pod) -> &str {
-    pod.status
-        .as_ref()
-        .and_then(|s| s.phase.as_deref())
-        .unwrap_or("")
+    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("")
 }
 
 /// Whether the Pod is in a terminal phase (`Succeeded` or `Failed`).
@@ -118,7 +115,9 @@ mod tests {
         assert!(is_static_or_mirror(&pod(
             "metadata: {annotations: {kubernetes.io/config.mirror: abc}}\n"
         )));
-        assert!(is_critical(&pod("spec: {priority: 2000001000, containers: []}\n")));
+        assert!(is_critical(&pod(
+            "spec: {priority: 2000001000, containers: []}\n"
+        )));
         assert!(!is_critical(&pod("spec: {priority: 100, containers: []}\n")));
     }
 

@@ -48,11 +48,7 @@ fn check_list(
     Ok(())
 }
 
-fn check_requirements(
-    r: Option<&ResourceRequirements>,
-    input: &str,
-    path: &str,
-) -> Result<(), InputError> {
+fn check_requirements(r: Option<&ResourceRequirements>, input: &str, path: &str) -> Result<(), InputError> {
     if let Some(r) = r {
         check_list(r.requests.as_ref(), input, &format!("{path}.requests"))?;
         check_list(r.limits.as_ref(), input, &format!("{path}.limits"))?;
@@ -128,7 +124,11 @@ pub(crate) fn check_node_quantities(node: &Node, input: &str, prefix: &str) -> R
             input,
             &format!("{prefix}: status.allocatable"),
         )?;
-        check_list(status.capacity.as_ref(), input, &format!("{prefix}: status.capacity"))?;
+        check_list(
+            status.capacity.as_ref(),
+            input,
+            &format!("{prefix}: status.capacity"),
+        )?;
     }
     Ok(())
 }
@@ -324,11 +324,7 @@ pub(crate) fn resource_request(pod: &Pod, name: &str, pod_level_gate: bool) -> i
 /// How the scheduler's `framework.Resource` holds a quantity: millicores for cpu, units (rounded up)
 /// for everything else.
 pub(crate) fn scheduler_value(name: &str, q: &Quantity) -> i64 {
-    if name == "cpu" {
-        q.milli_value()
-    } else {
-        q.value()
-    }
+    if name == "cpu" { q.milli_value() } else { q.value() }
 }
 
 #[cfg(test)]
@@ -413,8 +409,9 @@ status:
         let e = check_pod_quantities(&p, "request", "desired").unwrap_err();
         assert_eq!(e.input(), "request");
         assert!(
-            e.message()
-                .starts_with("desired: spec.containers[0].resources.requests[cpu]: invalid quantity \"1.5.5\""),
+            e.message().starts_with(
+                "desired: spec.containers[0].resources.requests[cpu]: invalid quantity \"1.5.5\""
+            ),
             "{e}"
         );
     }

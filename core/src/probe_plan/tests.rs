@@ -34,7 +34,10 @@ fn added_readiness_starts_at_failure_and_emits_the_event() {
     assert_eq!(a.initial_result.as_deref(), Some("Failure"));
     assert_eq!(a.ready_effect, "unready");
     assert!(a.reset_counts && a.run_promptly && !a.cancel_in_flight);
-    assert_eq!(a.event.as_deref(), Some("Readiness probe of container \"app\" added"));
+    assert_eq!(
+        a.event.as_deref(),
+        Some("Readiness probe of container \"app\" added")
+    );
 }
 
 #[test]
@@ -52,7 +55,10 @@ fn added_liveness_starts_at_success() {
 fn added_startup_never_flips_started_back() {
     let status = "status: {containerStatuses: [{name: app, image: x, imageID: '', ready: true, restartCount: 0, started: true, state: {running: {}}}]}\n";
     let old = pod("[{name: app, image: x}]", status);
-    let new = pod("[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]", status);
+    let new = pod(
+        "[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]",
+        status,
+    );
     let p = probe_plan(&old, &new, &Settings::default());
     let a = only(&p);
     assert_eq!(a.initial_result.as_deref(), Some("Success"));
@@ -62,7 +68,10 @@ fn added_startup_never_flips_started_back() {
     let not_started = status.replace("started: true", "started: false");
     let p = probe_plan(
         &pod("[{name: app, image: x}]", &not_started),
-        &pod("[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]", &not_started),
+        &pod(
+            "[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]",
+            &not_started,
+        ),
         &Settings::default(),
     );
     assert_eq!(only(&p).initial_result.as_deref(), Some("Unknown"));
@@ -107,7 +116,9 @@ fn thresholds_reset_without_cancelling() {
 fn defaulted_fields_are_not_changes() {
     let p = plan(
         &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"),
-        &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}, periodSeconds: 10, timeoutSeconds: 1}}}}]"),
+        &format!(
+            "[{{name: app, image: x, readinessProbe: {{{HTTP}, periodSeconds: 10, timeoutSeconds: 1}}}}]"
+        ),
     );
     assert_eq!(only(&p).action, Action::None);
 }
@@ -128,7 +139,10 @@ fn removing_startup_ungates_and_schedules_readiness() {
 
 #[test]
 fn removing_readiness_makes_ready() {
-    let p = plan(&format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"), "[{name: app, image: x}]");
+    let p = plan(
+        &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"),
+        "[{name: app, image: x}]",
+    );
     assert_eq!(only(&p).ready_effect, "ready");
 }
 
@@ -160,8 +174,14 @@ fn gate_off_is_add_only() {
     let mut s = Settings::default();
     s.feature_gates.set(Gate::MutableContainerProbes, false);
     let p = probe_plan(
-        &pod(&format!("[{{name: app, image: x, livenessProbe: {{{HTTP}}}}}]"), ""),
-        &pod(&format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"), ""),
+        &pod(
+            &format!("[{{name: app, image: x, livenessProbe: {{{HTTP}}}}}]"),
+            "",
+        ),
+        &pod(
+            &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"),
+            "",
+        ),
         &s,
     );
     assert!(!p.reconciled);
