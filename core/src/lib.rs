@@ -18,16 +18,21 @@
 //! - [`status_update`]: status updates (`pods/status`);
 //! - [`subresource`]: what the subresource paths share (the REST strategy step, metadata rules);
 //! - [`qos`]: QoS classes;
+//! - [`allocation`]: the kubelet's allocation step (Allocated / Deferred / Infeasible, retry order);
+//! - [`statuses`]: the container statuses and readiness the kubelet publishes;
+//! - [`probe_plan`]: the kubelet's probe-worker reconciliation for a Pod change;
 //! - [`admission`]: AdmissionReview in and out;
 //! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
 
 pub mod admission;
+pub mod allocation;
 pub mod defaults;
 pub mod document;
 pub mod dynamic;
 pub mod ephemeral;
 pub mod field;
 pub mod pod;
+pub mod probe_plan;
 pub mod qos;
 pub mod quantity;
 pub mod resize;
@@ -35,12 +40,16 @@ pub mod semantic;
 pub mod settings;
 pub mod status_update;
 pub mod subresource;
+pub mod statuses;
 pub mod validation;
 
+pub use allocation::{AllocationDecision, Outcome, allocate_document, retry_order_document};
 pub use document::InputError;
 pub use field::{ErrorList, ErrorType, FieldError, Path};
+pub use probe_plan::probe_plan_documents;
 pub use qos::QosClass;
 pub use settings::{FeatureGates, Gate, Settings};
+pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};
 
 /// Compute the QoS class of a Pod document (JSON or YAML), as `podmut qos` does.

@@ -79,8 +79,15 @@ fn has_cpu_and_memory(found: &[String]) -> bool {
     found.iter().any(|n| n == "cpu") && found.iter().any(|n| n == "memory")
 }
 
-/// Whether the pod-level path applies: `PodLevelResources` on and `spec.resources` sets cpu or memory
-/// (the `PodLevelResourcesFixKubeletQOSClass` refinement).
+/// Upstream `resourcehelper.IsSupportedPodLevelResource`: cpu, memory and `hugepages-*`.
+fn is_supported_pod_level_resource(name: &str) -> bool {
+    is_qos_resource(name) || name.starts_with("hugepages-")
+}
+
+/// Whether the pod-level path applies: `PodLevelResources` on and `spec.resources` sets a supported
+/// pod-level resource (upstream `isPodLevelResourcesSet`, the `PodLevelResourcesFixKubeletQOSClass`
+/// refinement). A pod-level `hugepages-*` alone selects the pod-level path, where only cpu and memory
+/// count, so such a Pod is BestEffort whatever its containers request.
 pub fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
     if !settings.gate(Gate::PodLevelResources) {
         return false;
@@ -91,7 +98,7 @@ pub fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
     [r.requests.as_ref(), r.limits.as_ref()]
         .into_iter()
         .flatten()
-        .any(|l| l.keys().any(|k| is_qos_resource(k)))
+        .any(|l| l.keys().any(|k| is_supported_pod_level_resource(k)))
 }
 
 /// Upstream `ComputePodQOS`: the class from the spec alone (ephemeral containers never count).
@@ -207,6 +214,17 @@ mod tests {
         let mut s = Settings::default();
         s.feature_gates.set(Gate::PodLevelResources, false);
         assert_eq!(compute_pod_qos(&p, &s), QosClass::BestEffort);
+    }
+
+    #[test]
+    fn pod_level_hugepages_select_the_pod_level_path() {
+        let p = parse_pod(
+            "spec:\n  resources: {limits: {hugepages-2Mi: 2Mi}}\n  containers: [{name: a, resources: {requests: {cpu: 1}}}]\n",
+            "p",
+            1 << 20,
+        )
+        .unwrap();
+        assert_eq!(compute_pod_qos(&p, &Settings::default()), QosClass::BestEffort);
     }
 
     #[test]

@@ -111,24 +111,100 @@ impl node::Guest for Component {
             .map_err(input_error_to_wit)
     }
 
-    fn allocate(_request: String) -> Result<node::AllocationDecision, types::InputError> {
-        not_implemented("allocation (issue 4)")
+    fn allocate(request: String) -> Result<node::AllocationDecision, types::InputError> {
+        podmut_core::allocate_document(&request)
+            .map(allocation_to_wit)
+            .map_err(input_error_to_wit)
     }
 
-    fn retry_order(_pending: String) -> Result<Vec<String>, types::InputError> {
-        not_implemented("resize retry order (issue 4)")
+    fn retry_order(pending: String) -> Result<node::RetryPlan, types::InputError> {
+        podmut_core::retry_order_document(&pending)
+            .map(|plan| node::RetryPlan {
+                order: plan
+                    .order
+                    .into_iter()
+                    .map(|e| node::RetryEntry {
+                        pod: e.pod,
+                        increasing_requests: e.increasing_requests,
+                        priority: e.priority,
+                        guaranteed: e.guaranteed,
+                        pending_since: e.pending_since,
+                    })
+                    .collect(),
+                dropped: plan.dropped,
+            })
+            .map_err(input_error_to_wit)
     }
 
     fn probe_plan(
-        _old: String,
-        _new: String,
-        _settings: String,
-    ) -> Result<Vec<node::ProbeAction>, types::InputError> {
-        not_implemented("probe plan (issue 4)")
+        old: String,
+        new: String,
+        settings: String,
+    ) -> Result<node::ProbeReconciliation, types::InputError> {
+        podmut_core::probe_plan_documents(&old, &new, &settings)
+            .map(|plan| node::ProbeReconciliation {
+                reconciled: plan.reconciled,
+                reason: plan.reason,
+                actions: plan.actions.into_iter().map(probe_action_to_wit).collect(),
+            })
+            .map_err(input_error_to_wit)
     }
 
-    fn container_statuses(_request: String) -> Result<String, types::InputError> {
-        not_implemented("container statuses (issue 4)")
+    fn container_statuses(request: String) -> Result<String, types::InputError> {
+        podmut_core::container_statuses_document(&request).map_err(input_error_to_wit)
+    }
+}
+
+fn allocation_to_wit(d: podmut_core::AllocationDecision) -> node::AllocationDecision {
+    use podmut_core::Outcome;
+    let allocated_pod = d.allocated_pod_json();
+    node::AllocationDecision {
+        outcome: match d.outcome {
+            Outcome::Allocated => node::AllocationOutcome::Allocated,
+            Outcome::Deferred => node::AllocationOutcome::Deferred,
+            Outcome::Infeasible => node::AllocationOutcome::Infeasible,
+            Outcome::Halted => node::AllocationOutcome::Halted,
+        },
+        reason: d.reason,
+        message: d.message,
+        allocated_pod,
+        resize_pending: d.resize_pending.map(|c| node::PodCondition {
+            type_: c.type_,
+            status: c.status,
+            reason: c.reason,
+            message: c.message,
+            observed_generation: c.observed_generation,
+        }),
+        changes: d
+            .changes
+            .into_iter()
+            .map(|c| node::AllocationChange {
+                kind: c.kind.as_str().to_owned(),
+                container: c.container,
+                container_list: c.container_list,
+                detail: c.detail,
+            })
+            .collect(),
+        notes: d.notes,
+    }
+}
+
+fn probe_action_to_wit(a: podmut_core::probe_plan::ProbeAction) -> node::ProbeAction {
+    node::ProbeAction {
+        container: a.container,
+        container_list: a.container_list,
+        probe: a.probe.as_str().to_owned(),
+        action: a.action.as_str().to_owned(),
+        changed_fields: a.changed_fields,
+        reset_counts: a.reset_counts,
+        cancel_in_flight: a.cancel_in_flight,
+        run_promptly: a.run_promptly,
+        next_run: a.next_run,
+        initial_result: a.initial_result,
+        ready_effect: a.ready_effect,
+        started_effect: a.started_effect,
+        event: a.event,
+        notes: a.notes,
     }
 }
 

@@ -277,7 +277,7 @@ impl Runtime {
     }
 
     /// `node.retry-order`.
-    pub fn retry_order(&self, pending: &str) -> Result<Vec<String>, CallError> {
+    pub fn retry_order(&self, pending: &str) -> Result<node::RetryPlan, CallError> {
         let r = self.call(|p, s| p.podmut_policy_node().call_retry_order(s, pending))?;
         r.map_err(CallError::Input)
     }
@@ -288,7 +288,7 @@ impl Runtime {
         old: &str,
         new: &str,
         settings: &str,
-    ) -> Result<Vec<node::ProbeAction>, CallError> {
+    ) -> Result<node::ProbeReconciliation, CallError> {
         let r = self.call(|p, s| p.podmut_policy_node().call_probe_plan(s, old, new, settings))?;
         r.map_err(CallError::Input)
     }

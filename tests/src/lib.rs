@@ -32,8 +32,11 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub mod allocate;
 pub mod check;
+pub mod probes;
 pub mod qos;
+pub mod statuses;
 
 /// One fixture file. Each area reads the fields it needs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -100,6 +103,9 @@ pub struct Area {
 pub fn area_for(name: &str) -> Area {
     match name {
         "qos" => qos::AREA,
+        "allocate" => allocate::AREA,
+        "probes" => probes::AREA,
+        "statuses" => statuses::AREA,
         _ => check::AREA,
     }
 }

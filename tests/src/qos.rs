@@ -1,4 +1,7 @@
 //! `qos` cases: a Pod's QoS class. Outcome: `{"qosClass": "..."}` or `{"inputError": text}`.
+//!
+//! `request: {alwaysCompute: true}` asks for `ComputePodQOS` (ignore `status.qosClass`, the CLI's
+//! `--compute`); by default `status.qosClass` wins (`GetPodQOS`).
 
 use serde_json::{Value, json};
 
@@ -7,9 +10,17 @@ use crate::{Area, Case, input_error, json_text, runtime};
 /// The qos area.
 pub const AREA: Area = Area { native, wasm };
 
+fn always_compute(c: &Case) -> bool {
+    c.request
+        .as_ref()
+        .and_then(|r| r.get("alwaysCompute"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
 fn native(c: &Case) -> Value {
     let pod = json_text(c.pod.as_ref()).unwrap_or_default();
-    match podmut_core::qos_document(&pod, !c.no_defaults, false) {
+    match podmut_core::qos_document(&pod, !c.no_defaults, always_compute(c)) {
         Ok(q) => json!({"qosClass": q.as_str()}),
         Err(e) => input_error(e.to_string()),
     }
@@ -19,7 +30,7 @@ fn wasm(c: &Case) -> Value {
     let pod = json_text(c.pod.as_ref()).unwrap_or_default();
     let opts = podmut::types::QosOptions {
         apply_defaults: !c.no_defaults,
-        always_compute: false,
+        always_compute: always_compute(c),
     };
     match runtime().qos(&pod, opts) {
         Ok(q) => json!({"qosClass": podmut::output::qos_name(q)}),

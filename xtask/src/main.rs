@@ -176,7 +176,8 @@ fn demo(_extra: &[String]) -> Result {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
         .map_err(|e| format!("cannot list {}: {e}", examples.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
+        // Only check examples (old.yaml/new.yaml); `node/` holds the node-side command examples.
+        .filter(|p| p.is_dir() && p.join("new.yaml").is_file())
         .collect();
     dirs.sort();
     for dir in dirs {

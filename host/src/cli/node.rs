@@ -1,17 +1,50 @@
 //! `podmut allocate`, `podmut probes`, `podmut statuses`: the kubelet side.
+//!
+//! Exit codes: `allocate` 0 Allocated, 1 Deferred / Infeasible / Halted; `allocate --retry-order`,
+//! `probes` and `statuses` 0 on an answer; every command 2 on bad input, 3 when the component fails.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use serde_json::{Map, Value};
 
-use super::{Failure, OutputFormat, PolicyArgs, read_input};
+use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
+use crate::bindings::exports::podmut::policy::node::AllocationOutcome;
+use crate::output::{
+    allocation_json, allocation_text, probe_plan_json, probe_plan_text, retry_plan_json, retry_plan_text,
+    statuses_text, to_json_string, to_yaml_string,
+};
 
 /// Arguments of `podmut allocate`.
 #[derive(Debug, Args)]
 pub(crate) struct AllocateArgs {
-    /// The allocation request: `{node, allocatedPods, allocated, desired, settings?}` (YAML or JSON).
-    #[arg(value_name = "REQUEST")]
-    request: PathBuf,
+    /// The allocation request `{node, nodeConfig?, allocatedPods?, allocated, desired, settings?}`
+    /// (YAML or JSON; `-` for stdin). Or build it with --node, --allocated, --desired, --pods.
+    #[arg(value_name = "REQUEST", required_unless_present_any = ["node", "desired"])]
+    request: Option<PathBuf>,
+    /// The v1 Node (with status.allocatable).
+    #[arg(long, value_name = "FILE", conflicts_with = "request", requires_all = ["allocated", "desired"])]
+    node: Option<PathBuf>,
+    /// The Pod's allocated spec (what the kubelet has checkpointed).
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    allocated: Option<PathBuf>,
+    /// The Pod as the API server has it.
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    desired: Option<PathBuf>,
+    /// The other Pods on the node, as allocated (a list, a List object or a multi-document stream).
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    pods: Option<PathBuf>,
+    /// Kubelet facts a Node does not carry: {cpuManagerPolicy, memoryManagerPolicy, swapBehavior,
+    /// allocatableAbsolute}.
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    node_config: Option<PathBuf>,
+    /// Settings profile (policies/default.yaml keys).
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    settings: Option<PathBuf>,
+    /// REQUEST is a pending set `{pending: [{desired, allocated}], settings?}`: print the order the
+    /// kubelet retries them in.
+    #[arg(long, requires = "request")]
+    retry_order: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -25,9 +58,12 @@ pub(crate) struct ProbesArgs {
     /// The Pod before the change.
     #[arg(long, value_name = "FILE")]
     old: PathBuf,
-    /// The Pod after the change.
+    /// The Pod after the change (its status tells whether containers run and have started).
     #[arg(long, value_name = "FILE")]
     new: PathBuf,
+    /// Settings profile (policies/default.yaml keys), e.g. to turn MutableContainerProbes off.
+    #[arg(long, value_name = "FILE")]
+    settings: Option<PathBuf>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -38,9 +74,19 @@ pub(crate) struct ProbesArgs {
 /// Arguments of `podmut statuses`.
 #[derive(Debug, Args)]
 pub(crate) struct StatusesArgs {
-    /// The request: `{pod, allocated?, settings?}` (YAML or JSON).
-    #[arg(value_name = "REQUEST")]
-    request: PathBuf,
+    /// The request `{pod, allocated?, settings?}` (YAML or JSON; `-` for stdin). Or build it with
+    /// --pod and --allocated.
+    #[arg(value_name = "REQUEST", required_unless_present = "pod")]
+    request: Option<PathBuf>,
+    /// The Pod with its current status.
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    pod: Option<PathBuf>,
+    /// The Pod's allocated spec (default: the Pod itself, everything allocated).
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    allocated: Option<PathBuf>,
+    /// Settings profile (policies/default.yaml keys), e.g. removedStatusLimit.
+    #[arg(long, value_name = "FILE", conflicts_with = "request")]
+    settings: Option<PathBuf>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -48,36 +94,199 @@ pub(crate) struct StatusesArgs {
     policy: PolicyArgs,
 }
 
+/// Read a YAML or JSON document into a JSON value, naming the file on error.
+fn read_document(path: &Path, flag: &str) -> Result<Value, Failure> {
+    let text = read_input(path, flag)?;
+    serde_yaml_ng::from_str(&text)
+        .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())))
+}
+
+/// Read a list of objects: a YAML/JSON list, a `*List` object, or a multi-document stream.
+fn read_list(path: &Path, flag: &str) -> Result<Vec<Value>, Failure> {
+    let text = read_input(path, flag)?;
+    let mut items = Vec::new();
+    for (i, doc) in serde_yaml_ng::Deserializer::from_str(&text).enumerate() {
+        let v = <Value as serde::Deserialize>::deserialize(doc).map_err(|e| {
+            Failure::input(format!(
+                "{}: invalid YAML/JSON in document {}: {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        match v {
+            Value::Null => {}
+            Value::Array(a) => items.extend(a),
+            Value::Object(ref m)
+                if m.get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.ends_with("List")) =>
+            {
+                if let Some(Value::Array(a)) = m.get("items") {
+                    items.extend(a.iter().cloned());
+                }
+            }
+            other => items.push(other),
+        }
+    }
+    Ok(items)
+}
+
+/// A request document assembled from files, plus which file each field came from.
+struct Assembled {
+    text: String,
+    files: Vec<(String, String)>,
+}
+
+fn assemble(
+    fields: &[(&str, &str, Option<&PathBuf>)],
+    lists: &[(&str, &str, Option<&PathBuf>)],
+) -> Result<Assembled, Failure> {
+    let mut obj = Map::new();
+    let mut files = Vec::new();
+    for (key, flag, path) in fields {
+        if let Some(p) = path {
+            obj.insert((*key).to_owned(), read_document(p, flag)?);
+            files.push(((*key).to_owned(), p.display().to_string()));
+        }
+    }
+    for (key, flag, path) in lists {
+        if let Some(p) = path {
+            obj.insert((*key).to_owned(), Value::Array(read_list(p, flag)?));
+            files.push(((*key).to_owned(), p.display().to_string()));
+        }
+    }
+    Ok(Assembled {
+        text: Value::Object(obj).to_string(),
+        files,
+    })
+}
+
+/// Map a component error on an assembled request to the file its field came from
+/// (`request: desired: spec...` -> `desired.yaml: spec...`).
+fn blame(e: crate::error::CallError, assembled: &Assembled) -> Failure {
+    if let crate::error::CallError::Input(ie) = &e {
+        let text = crate::error::describe_input_error(ie);
+        let body = text.strip_prefix("request: ").unwrap_or(&text);
+        for (field, file) in &assembled.files {
+            if let Some(rest) = body.strip_prefix(field.as_str()) {
+                if let Some(r) = rest.strip_prefix(": ") {
+                    return Failure::input(format!("{file}: {r}"));
+                }
+                if rest.starts_with('[') {
+                    return Failure::input(format!("{file}: item {rest}"));
+                }
+            }
+        }
+        return Failure::input(text);
+    }
+    Failure::from_call(e, &[])
+}
+
+fn emit_value(format: OutputFormat, v: &Value, text: impl FnOnce() -> String) {
+    match format {
+        OutputFormat::Text => emit(&text()),
+        OutputFormat::Json => emit(&to_json_string(v)),
+        OutputFormat::Yaml => emit(&to_yaml_string(v)),
+    }
+}
+
 pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
-    let request = read_input(&a.request, "REQUEST")?;
     let runtime = a.policy.runtime()?;
-    let file = a.request.display().to_string();
-    let _decision = runtime
-        .allocate(&request)
-        .map_err(|e| Failure::from_call(e, &[("request", &file)]))?;
-    let _ = a.output;
-    Err(Failure::internal("allocate output is not implemented yet"))
+    if a.retry_order {
+        let path = a
+            .request
+            .as_ref()
+            .ok_or_else(|| Failure::input("--retry-order needs REQUEST"))?;
+        let text = read_input(path, "REQUEST")?;
+        let file = path.display().to_string();
+        let plan = runtime
+            .retry_order(&text)
+            .map_err(|e| Failure::from_call(e, &[("request", &file)]))?;
+        emit_value(a.output, &retry_plan_json(&plan), || retry_plan_text(&plan));
+        return Ok(0);
+    }
+    let decision = match &a.request {
+        Some(path) => {
+            let text = read_input(path, "REQUEST")?;
+            let file = path.display().to_string();
+            runtime
+                .allocate(&text)
+                .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
+        }
+        None => {
+            let assembled = assemble(
+                &[
+                    ("node", "--node", a.node.as_ref()),
+                    ("nodeConfig", "--node-config", a.node_config.as_ref()),
+                    ("allocated", "--allocated", a.allocated.as_ref()),
+                    ("desired", "--desired", a.desired.as_ref()),
+                    ("settings", "--settings", a.settings.as_ref()),
+                ],
+                &[("allocatedPods", "--pods", a.pods.as_ref())],
+            )?;
+            runtime
+                .allocate(&assembled.text)
+                .map_err(|e| blame(e, &assembled))?
+        }
+    };
+    emit_value(a.output, &allocation_json(&decision), || {
+        allocation_text(&decision)
+    });
+    Ok(match decision.outcome {
+        AllocationOutcome::Allocated => 0,
+        _ => 1,
+    })
 }
 
 pub(crate) fn run_probes(a: &ProbesArgs) -> Result<u8, Failure> {
     let old = read_input(&a.old, "--old")?;
     let new = read_input(&a.new, "--new")?;
+    let settings = a
+        .settings
+        .as_ref()
+        .map(|p| read_input(p, "--settings"))
+        .transpose()?
+        .unwrap_or_default();
     let runtime = a.policy.runtime()?;
     let (o, n) = (a.old.display().to_string(), a.new.display().to_string());
-    let _plan = runtime
-        .probe_plan(&old, &new, "")
-        .map_err(|e| Failure::from_call(e, &[("old-pod", &o), ("new-pod", &n)]))?;
-    let _ = a.output;
-    Err(Failure::internal("probes output is not implemented yet"))
+    let s = a
+        .settings
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let plan = runtime
+        .probe_plan(&old, &new, &settings)
+        .map_err(|e| Failure::from_call(e, &[("old-pod", &o), ("new-pod", &n), ("settings", &s)]))?;
+    emit_value(a.output, &probe_plan_json(&plan), || probe_plan_text(&plan));
+    Ok(0)
 }
 
 pub(crate) fn run_statuses(a: &StatusesArgs) -> Result<u8, Failure> {
-    let request = read_input(&a.request, "REQUEST")?;
     let runtime = a.policy.runtime()?;
-    let file = a.request.display().to_string();
-    let _statuses = runtime
-        .container_statuses(&request)
-        .map_err(|e| Failure::from_call(e, &[("request", &file)]))?;
-    let _ = a.output;
-    Err(Failure::internal("statuses output is not implemented yet"))
+    let json = match &a.request {
+        Some(path) => {
+            let text = read_input(path, "REQUEST")?;
+            let file = path.display().to_string();
+            runtime
+                .container_statuses(&text)
+                .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
+        }
+        None => {
+            let assembled = assemble(
+                &[
+                    ("pod", "--pod", a.pod.as_ref()),
+                    ("allocated", "--allocated", a.allocated.as_ref()),
+                    ("settings", "--settings", a.settings.as_ref()),
+                ],
+                &[],
+            )?;
+            runtime
+                .container_statuses(&assembled.text)
+                .map_err(|e| blame(e, &assembled))?
+        }
+    };
+    let report: Value = serde_json::from_str(&json)
+        .map_err(|e| Failure::internal(format!("the component returned invalid JSON: {e}")))?;
+    emit_value(a.output, &report, || statuses_text(&report));
+    Ok(0)
 }

@@ -1,0 +1,134 @@
+//! Small facts about Pods the kubelet-side rules share: static and mirror Pods, restartable init
+//! containers, terminal and terminating Pods, and how a Pod is named in reports.
+
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+
+/// Annotation naming where the kubelet got a Pod from (`kubetypes.ConfigSourceAnnotationKey`).
+pub(crate) const CONFIG_SOURCE_ANNOTATION: &str = "kubernetes.io/config.source";
+/// Annotation a mirror Pod carries (`v1.MirrorPodAnnotationKey`).
+pub(crate) const MIRROR_ANNOTATION: &str = "kubernetes.io/config.mirror";
+/// `scheduling.SystemCriticalPriority`: Pods at or above it are critical.
+pub(crate) const SYSTEM_CRITICAL_PRIORITY: i32 = 2_000_000_000;
+
+fn annotation<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
+    pod.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+}
+
+/// Upstream `kubetypes.IsStaticPod`: the config source is not the API server. Seen through the API,
+/// a static Pod is its mirror Pod, so the mirror annotation counts as well (`IsMirrorPod`).
+pub(crate) fn is_static_or_mirror(pod: &Pod) -> bool {
+    annotation(pod, CONFIG_SOURCE_ANNOTATION).is_some_and(|s| s != "api")
+        || annotation(pod, MIRROR_ANNOTATION).is_some()
+}
+
+/// Upstream `kubetypes.IsCriticalPod`: static, mirror, or priority at least `system-cluster-critical`.
+pub(crate) fn is_critical(pod: &Pod) -> bool {
+    is_static_or_mirror(pod)
+        || pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.priority)
+            .is_some_and(|p| p >= SYSTEM_CRITICAL_PRIORITY)
+}
+
+/// Upstream `podutil.IsRestartableInitContainer`: `restartPolicy: Always` on an init container.
+pub(crate) fn is_restartable_init(c: &Container) -> bool {
+    c.restart_policy.as_deref() == Some("Always")
+}
+
+/// The Pod's phase, or `""`.
+pub(crate) fn phase(pod: &Pod) -> &str {
+    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("")
+}
+
+/// Whether the Pod is in a terminal phase (`Succeeded` or `Failed`).
+pub(crate) fn is_terminal(pod: &Pod) -> bool {
+    matches!(phase(pod), "Succeeded" | "Failed")
+}
+
+/// Whether deletion has begun (`metadata.deletionTimestamp` is set).
+pub(crate) fn is_terminating(pod: &Pod) -> bool {
+    pod.metadata.deletion_timestamp.is_some()
+}
+
+/// `namespace/name` (just `name` without a namespace), as podmut names Pods in reports.
+pub(crate) fn pod_key(pod: &Pod) -> String {
+    let name = pod.metadata.name.as_deref().unwrap_or("");
+    match pod.metadata.namespace.as_deref() {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// Whether two Pods are the same Pod: same UID when both have one, else the same `namespace/name`.
+pub(crate) fn same_pod(a: &Pod, b: &Pod) -> bool {
+    match (a.metadata.uid.as_deref(), b.metadata.uid.as_deref()) {
+        (Some(x), Some(y)) if !x.is_empty() && !y.is_empty() => x == y,
+        _ => pod_key(a) == pod_key(b),
+    }
+}
+
+/// The Pod's spec, or an empty one.
+pub(crate) fn spec(pod: &Pod) -> std::borrow::Cow<'_, PodSpec> {
+    match pod.spec.as_ref() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(PodSpec::default()),
+    }
+}
+
+/// The Pod's init containers (empty when none).
+pub(crate) fn init_containers(spec: &PodSpec) -> &[Container] {
+    spec.init_containers.as_deref().unwrap_or(&[])
+}
+
+/// The value of a `PodResizePending` condition's reason, if the Pod carries one.
+pub(crate) fn resize_pending_reason(pod: &Pod) -> Option<&str> {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|cs| cs.iter().find(|c| c.type_ == "PodResizePending"))
+        .map(|c| c.reason.as_deref().unwrap_or(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_pod;
+
+    fn pod(yaml: &str) -> Pod {
+        parse_pod(yaml, "p", 1 << 20).unwrap()
+    }
+
+    #[test]
+    fn static_mirror_and_critical() {
+        assert!(!is_static_or_mirror(&pod("metadata: {name: a}\n")));
+        assert!(is_static_or_mirror(&pod(
+            "metadata: {annotations: {kubernetes.io/config.source: file}}\n"
+        )));
+        assert!(!is_static_or_mirror(&pod(
+            "metadata: {annotations: {kubernetes.io/config.source: api}}\n"
+        )));
+        assert!(is_static_or_mirror(&pod(
+            "metadata: {annotations: {kubernetes.io/config.mirror: abc}}\n"
+        )));
+        assert!(is_critical(&pod(
+            "spec: {priority: 2000001000, containers: []}\n"
+        )));
+        assert!(!is_critical(&pod("spec: {priority: 100, containers: []}\n")));
+    }
+
+    #[test]
+    fn keys_and_identity() {
+        let a = pod("metadata: {name: a, namespace: ns, uid: u1}\n");
+        let b = pod("metadata: {name: b, namespace: ns, uid: u1}\n");
+        let c = pod("metadata: {name: a, namespace: ns}\n");
+        assert_eq!(pod_key(&a), "ns/a");
+        assert!(same_pod(&a, &b));
+        assert!(same_pod(&a, &c));
+        assert!(!same_pod(&b, &c));
+    }
+}
