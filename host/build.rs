@@ -25,7 +25,8 @@ fn main() {
         println!("cargo:rerun-if-changed={}", prebuilt.display());
         std::fs::copy(&prebuilt, &dest)
             .unwrap_or_else(|e| panic!("cannot copy PODMUT_GUEST_WASM {}: {e}", prebuilt.display()));
-        let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+        let manifest_dir =
+            PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
         if let Some(workspace) = manifest_dir.parent() {
             embed_web(workspace, &out_dir, &dest);
         }
@@ -112,14 +113,18 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
     println!("cargo:rerun-if-changed={}", pkg.display());
     let component = std::fs::read(component).unwrap_or_default();
     let missing = match std::fs::read(pkg.join("podmut.wasm")) {
-        Err(_) => "web/pkg is not built (run `cargo xtask web`, which needs Node.js and npm, then rebuild)".to_owned(),
+        Err(_) => "web/pkg is not built (run `cargo xtask web`, which needs Node.js and npm, then rebuild)"
+            .to_owned(),
         Ok(bytes) if bytes != component => {
-            "web/pkg was transpiled from another build of the component (run `cargo xtask web` again)".to_owned()
+            "web/pkg was transpiled from another build of the component (run `cargo xtask web` again)"
+                .to_owned()
         }
         Ok(_) => {
             let mut stack = vec![pkg.clone()];
             while let Some(dir) = stack.pop() {
-                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
                 for entry in entries.flatten() {
                     let path = entry.path();
                     if path.is_dir() {
@@ -133,12 +138,19 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
         }
     };
     files.sort();
-    let mut code = String::from("/// Playground files: (path under web/, bytes).\npub(crate) static WEB_ASSETS: &[(&str, &[u8])] = &[\n");
+    let mut code = String::from(
+        "/// Playground files: (path under web/, bytes).\npub(crate) static WEB_ASSETS: &[(&str, &[u8])] = &[\n",
+    );
     for (name, path) in &files {
-        code.push_str(&format!("    ({name:?}, include_bytes!({:?})),\n", path.display().to_string()));
+        code.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            path.display().to_string()
+        ));
     }
     code.push_str("];\n/// Why the transpiled component is not embedded (empty when it is).\n");
-    code.push_str(&format!("pub(crate) static WEB_PKG_MISSING: &str = {missing:?};\n"));
+    code.push_str(&format!(
+        "pub(crate) static WEB_PKG_MISSING: &str = {missing:?};\n"
+    ));
     if !missing.is_empty() {
         println!("cargo:warning=podmut playground: {missing}");
     }

@@ -19,10 +19,20 @@ pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
     let path = request.path_with_query().unwrap_or_default();
     let path = path.split_once('?').map_or(path.as_str(), |(p, _)| p);
     if path != VALIDATE_PATH {
-        return respond(out, 404, "text/plain", format!("podmut: no route {path}; POST AdmissionReviews to {VALIDATE_PATH}\n"));
+        return respond(
+            out,
+            404,
+            "text/plain",
+            format!("podmut: no route {path}; POST AdmissionReviews to {VALIDATE_PATH}\n"),
+        );
     }
     if !matches!(request.method(), Method::Post) {
-        return respond(out, 405, "text/plain", format!("podmut: {VALIDATE_PATH} takes POST\n"));
+        return respond(
+            out,
+            405,
+            "text/plain",
+            format!("podmut: {VALIDATE_PATH} takes POST\n"),
+        );
     }
     let settings = crate::settings_text();
     let limit = crate::input_limit(&settings);
@@ -41,7 +51,12 @@ pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
         Err(message) => return respond(out, 400, "text/plain", format!("podmut: {message}\n")),
     };
     let Ok(text) = String::from_utf8(body) else {
-        return respond(out, 400, "text/plain", "podmut: admission-review: the body is not UTF-8 text\n".to_owned());
+        return respond(
+            out,
+            400,
+            "text/plain",
+            "podmut: admission-review: the body is not UTF-8 text\n".to_owned(),
+        );
     };
     match podmut_core::admission::review(&text, &settings) {
         Ok(review) => respond(out, 200, "application/json", review),

@@ -41,10 +41,7 @@ wasip2::cli::command::export!(RunExport);
 struct HttpExport;
 
 impl wasip2::exports::http::incoming_handler::Guest for HttpExport {
-    fn handle(
-        request: wasip2::http::types::IncomingRequest,
-        out: wasip2::http::types::ResponseOutparam,
-    ) {
+    fn handle(request: wasip2::http::types::IncomingRequest, out: wasip2::http::types::ResponseOutparam) {
         http::handle(request, out);
     }
 }

@@ -86,12 +86,17 @@ pub fn respond(source: &AssetSource, method: &Method, uri_path: &str) -> Respons
     let plain = |status: StatusCode, text: String| {
         let mut r = Response::new(Full::new(Bytes::from(text)));
         *r.status_mut() = status;
-        r.headers_mut()
-            .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
         r
     };
     if method != Method::GET && method != Method::HEAD {
-        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the playground serves GET only\n".into());
+        let mut r = plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the playground serves GET only\n".into(),
+        );
         r.headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return r;
@@ -110,23 +115,28 @@ pub fn respond(source: &AssetSource, method: &Method, uri_path: &str) -> Respons
     };
     let mut r = Response::new(Full::new(body));
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type(path)));
+    h.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type(path)),
+    );
     h.insert(header::CONTENT_LENGTH, header::HeaderValue::from(len));
-    h.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-cache"),
+    );
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         header::HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, header::HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
     r
 }
 
 /// Serve until the process ends; `on_listen` gets the bound address (port 0 picks one).
-pub fn serve(
-    addr: &str,
-    source: AssetSource,
-    on_listen: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
+pub fn serve(addr: &str, source: AssetSource, on_listen: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_io()
@@ -168,15 +178,24 @@ mod tests {
         assert_eq!(r.status(), StatusCode::OK);
         assert_eq!(r.headers()[header::CONTENT_TYPE], "text/html; charset=utf-8");
         let r = respond(&src, &Method::GET, "/app.js");
-        assert_eq!(r.headers()[header::CONTENT_TYPE], "text/javascript; charset=utf-8");
+        assert_eq!(
+            r.headers()[header::CONTENT_TYPE],
+            "text/javascript; charset=utf-8"
+        );
         assert_eq!(content_type("pkg/podmut.core.wasm"), "application/wasm");
     }
 
     #[test]
     fn unknown_files_are_404_and_writes_405() {
         let src = AssetSource::Embedded;
-        assert_eq!(respond(&src, &Method::GET, "/nope.js").status(), StatusCode::NOT_FOUND);
-        assert_eq!(respond(&src, &Method::POST, "/").status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(
+            respond(&src, &Method::GET, "/nope.js").status(),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            respond(&src, &Method::POST, "/").status(),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
     }
 
     #[test]
@@ -186,7 +205,11 @@ mod tests {
         let src = AssetSource::Dir(dir.path().to_path_buf());
         assert_eq!(respond(&src, &Method::GET, "/").status(), StatusCode::OK);
         for evil in ["/../etc/passwd", "/a/../../x", "//etc/passwd"] {
-            assert_eq!(respond(&src, &Method::GET, evil).status(), StatusCode::NOT_FOUND, "{evil}");
+            assert_eq!(
+                respond(&src, &Method::GET, evil).status(),
+                StatusCode::NOT_FOUND,
+                "{evil}"
+            );
         }
         assert!(src.missing().is_some(), "no pkg/ in the directory");
     }

@@ -12,6 +12,7 @@
 use std::io::Write as _;
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -57,10 +58,16 @@ fn review(old: &[&str], new: &[&str]) -> String {
     .to_string()
 }
 
-fn engine() -> Engine {
-    let mut config = Config::new();
-    config.wasm_component_model(true);
-    Engine::new(&config).unwrap()
+/// One engine and one compiled component for every test (compiling takes seconds).
+fn compiled() -> &'static (Engine, Component) {
+    static COMPILED: OnceLock<(Engine, Component)> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        let engine = Engine::new(&config).unwrap();
+        let component = Component::new(&engine, EMBEDDED_COMPONENT).unwrap();
+        (engine, component)
+    })
 }
 
 fn linker(engine: &Engine) -> Linker<HostState> {
@@ -77,8 +84,7 @@ struct RunOutcome {
 
 /// `wasmtime run`: instantiate through `wasi:cli/command` bindings and call `run`.
 fn run_command(stdin: &str) -> RunOutcome {
-    let engine = engine();
-    let component = Component::new(&engine, EMBEDDED_COMPONENT).unwrap();
+    let (engine, component) = compiled();
     let stdout = MemoryOutputPipe::new(1 << 20);
     let stderr = MemoryOutputPipe::new(1 << 20);
     let wasi = WasiCtx::builder()
@@ -86,8 +92,8 @@ fn run_command(stdin: &str) -> RunOutcome {
         .stdout(stdout.clone())
         .stderr(stderr.clone())
         .build();
-    let mut store = Store::new(&engine, HostState::new(wasi, MEMORY));
-    let command = CliCommand::instantiate(&mut store, &component, &linker(&engine)).unwrap();
+    let mut store = Store::new(engine, HostState::new(wasi, MEMORY));
+    let command = CliCommand::instantiate(&mut store, component, &linker(engine)).unwrap();
     let ok = command.wasi_cli_run().call_run(&mut store).unwrap().is_ok();
     RunOutcome {
         ok,
@@ -99,7 +105,11 @@ fn run_command(stdin: &str) -> RunOutcome {
 #[test]
 fn cli_run_answers_a_denied_review_on_stdout_and_exits_zero() {
     let out = run_command(&review(&["a"], &["a", "b"]));
-    assert!(out.ok, "run must succeed whatever the verdict; stderr: {}", out.stderr);
+    assert!(
+        out.ok,
+        "run must succeed whatever the verdict; stderr: {}",
+        out.stderr
+    );
     let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert_eq!(v["kind"], "AdmissionReview");
     assert_eq!(v["response"]["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
@@ -121,7 +131,11 @@ fn cli_run_rejects_a_bad_review_on_stderr_with_a_failing_exit() {
     let out = run_command("{\"kind\": \"Deployment\", \"apiVersion\": \"apps/v1\"}");
     assert!(!out.ok, "a review podmut cannot read must fail the run");
     assert!(out.stdout.is_empty(), "{}", out.stdout);
-    assert!(out.stderr.starts_with("podmut: admission-review:"), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with("podmut: admission-review:"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// The same component also still answers through the `policy` world (our host's runtime).
@@ -150,10 +164,9 @@ struct HttpReply {
 
 /// `wasmtime serve`: one fresh instance per request through `wasi:http/proxy` bindings.
 fn serve_one(method: &str, path: &str, body: Vec<u8>, content_length: Option<usize>) -> HttpReply {
-    let engine = engine();
-    let component = Component::new(&engine, EMBEDDED_COMPONENT).unwrap();
-    let pre = ProxyPre::new(linker(&engine).instantiate_pre(&component).unwrap()).unwrap();
-    let mut store = Store::new(&engine, HostState::new(WasiCtx::builder().build(), MEMORY));
+    let (engine, component) = compiled();
+    let pre = ProxyPre::new(linker(engine).instantiate_pre(component).unwrap()).unwrap();
+    let mut store = Store::new(engine, HostState::new(WasiCtx::builder().build(), MEMORY));
     let mut builder = hyper::Request::builder()
         .method(method)
         .uri(format!("http://127.0.0.1{path}"));
@@ -164,7 +177,10 @@ fn serve_one(method: &str, path: &str, body: Vec<u8>, content_length: Option<usi
     let request = store
         .data_mut()
         .http()
-        .new_incoming_request(http::uri::Scheme::Http, request)
+        .new_incoming_request(
+            wasmtime_wasi_http::p2::bindings::http::types::Scheme::Http,
+            request,
+        )
         .unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let out = store.data_mut().http().new_response_outparam(tx).unwrap();
@@ -179,7 +195,10 @@ fn serve_one(method: &str, path: &str, body: Vec<u8>, content_length: Option<usi
     });
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let reply = rt.block_on(async {
-        let response = rx.await.expect("the guest set a response").expect("not an error code");
+        let response = rx
+            .await
+            .expect("the guest set a response")
+            .expect("not an error code");
         let status = response.status().as_u16();
         let content_type = response
             .headers()
@@ -226,7 +245,11 @@ fn http_other_paths_are_404_and_other_methods_405() {
 fn http_bad_reviews_are_400_and_oversized_bodies_413() {
     let reply = serve_one("POST", "/validate", b"{not json".to_vec(), None);
     assert_eq!(reply.status, 400);
-    assert!(reply.body.starts_with("podmut: admission-review:"), "{}", reply.body);
+    assert!(
+        reply.body.starts_with("podmut: admission-review:"),
+        "{}",
+        reply.body
+    );
 
     // Over the default 3 MiB input limit: refused by its declared length before it is read...
     let big = vec![b' '; 3 * 1024 * 1024 + 1];
@@ -239,17 +262,29 @@ fn http_bad_reviews_are_400_and_oversized_bodies_413() {
 
 #[test]
 fn the_component_imports_wasi_http_types_but_nothing_outgoing() {
-    let engine = engine();
-    let component = Component::new(&engine, EMBEDDED_COMPONENT).unwrap();
+    let (engine, component) = compiled();
     let ty = component.component_type();
-    let imports: Vec<String> = ty.imports(&engine).map(|(n, _)| n.to_owned()).collect();
-    let exports: Vec<String> = ty.exports(&engine).map(|(n, _)| n.to_owned()).collect();
-    assert!(imports.iter().any(|i| i.starts_with("wasi:http/types@0.2")), "{imports:?}");
+    let imports: Vec<String> = ty.imports(engine).map(|(n, _)| n.to_owned()).collect();
+    let exports: Vec<String> = ty.exports(engine).map(|(n, _)| n.to_owned()).collect();
+    assert!(
+        imports.iter().any(|i| i.starts_with("wasi:http/types@0.2")),
+        "{imports:?}"
+    );
     for forbidden in ["wasi:http/outgoing-handler", "wasi:sockets", "wasi:filesystem"] {
-        assert!(!imports.iter().any(|i| i.starts_with(forbidden)), "{forbidden}: {imports:?}");
+        assert!(
+            !imports.iter().any(|i| i.starts_with(forbidden)),
+            "{forbidden}: {imports:?}"
+        );
     }
-    for e in ["wasi:cli/run@0.2", "wasi:http/incoming-handler@0.2", "podmut:policy/validate@"] {
-        assert!(exports.iter().any(|x| x.starts_with(e)), "missing export {e}: {exports:?}");
+    for e in [
+        "wasi:cli/run@0.2",
+        "wasi:http/incoming-handler@0.2",
+        "podmut:policy/validate@",
+    ] {
+        assert!(
+            exports.iter().any(|x| x.starts_with(e)),
+            "missing export {e}: {exports:?}"
+        );
     }
 }
 
@@ -336,7 +371,10 @@ fn real_wasmtime_serve_answers_post_validate() {
                 std::io::Read::read_to_string(&mut s, &mut buf).unwrap();
                 return buf;
             }
-            assert!(Instant::now() < deadline, "wasmtime serve did not listen on {addr}");
+            assert!(
+                Instant::now() < deadline,
+                "wasmtime serve did not listen on {addr}"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     })();

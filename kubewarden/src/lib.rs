@@ -27,7 +27,10 @@ pub const BAD_REQUEST: u16 = 400;
 
 /// Register the waPC functions. Called by the waPC host right after instantiation.
 #[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code, reason = "waPC hosts find the init function by its unmangled export name")]
+#[allow(
+    unsafe_code,
+    reason = "waPC hosts find the init function by its unmangled export name"
+)]
 #[unsafe(no_mangle)]
 pub extern "C" fn wapc_init() {
     use kubewarden_policy_sdk::wapc_guest::register_function;
@@ -65,7 +68,12 @@ struct Payload {
 pub fn evaluate(payload: &[u8]) -> ValidationResponse {
     let payload: Payload = match serde_json::from_slice(payload) {
         Ok(p) => p,
-        Err(e) => return reject(format!("podmut: the validation payload is not readable: {e}"), BAD_REQUEST),
+        Err(e) => {
+            return reject(
+                format!("podmut: the validation payload is not readable: {e}"),
+                BAD_REQUEST,
+            );
+        }
     };
     let settings = match parse_settings(&payload.settings) {
         Ok(s) => s,

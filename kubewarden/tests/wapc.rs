@@ -33,7 +33,10 @@ fn policy_module() -> Vec<u8> {
     if let Some(path) = std::env::var_os("PODMUT_KUBEWARDEN_WASM") {
         return std::fs::read(&path).unwrap();
     }
-    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("podmut-kubewarden");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
@@ -116,7 +119,8 @@ fn memory(caller: &mut Caller<'_, WapcState>) -> wasmtime::Memory {
 fn read_guest(caller: &mut Caller<'_, WapcState>, ptr: i32, len: i32) -> Vec<u8> {
     let mem = memory(caller);
     let mut buf = vec![0; usize::try_from(len).unwrap()];
-    mem.read(&caller, usize::try_from(ptr).unwrap(), &mut buf).unwrap();
+    mem.read(&caller, usize::try_from(ptr).unwrap(), &mut buf)
+        .unwrap();
     buf
 }
 
@@ -132,42 +136,74 @@ impl WapcHost {
         let module = Module::new(&engine, module_bytes).unwrap();
         let mut linker: Linker<WapcState> = Linker::new(&engine);
         linker
-            .func_wrap("wapc", "__guest_request", |mut c: Caller<'_, WapcState>, op_ptr: i32, ptr: i32| {
-                let mem = memory(&mut c);
-                let (op, payload) = (c.data().operation.clone(), c.data().payload.clone());
-                mem.write(&mut c, usize::try_from(op_ptr).unwrap(), &op).unwrap();
-                mem.write(&mut c, usize::try_from(ptr).unwrap(), &payload).unwrap();
-            })
+            .func_wrap(
+                "wapc",
+                "__guest_request",
+                |mut c: Caller<'_, WapcState>, op_ptr: i32, ptr: i32| {
+                    let mem = memory(&mut c);
+                    let (op, payload) = (c.data().operation.clone(), c.data().payload.clone());
+                    mem.write(&mut c, usize::try_from(op_ptr).unwrap(), &op).unwrap();
+                    mem.write(&mut c, usize::try_from(ptr).unwrap(), &payload)
+                        .unwrap();
+                },
+            )
             .unwrap()
-            .func_wrap("wapc", "__guest_response", |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
-                let bytes = read_guest(&mut c, ptr, len);
-                c.data_mut().response = Some(bytes);
-            })
+            .func_wrap(
+                "wapc",
+                "__guest_response",
+                |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
+                    let bytes = read_guest(&mut c, ptr, len);
+                    c.data_mut().response = Some(bytes);
+                },
+            )
             .unwrap()
-            .func_wrap("wapc", "__guest_error", |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
-                let bytes = read_guest(&mut c, ptr, len);
-                c.data_mut().error = Some(String::from_utf8_lossy(&bytes).into_owned());
-            })
+            .func_wrap(
+                "wapc",
+                "__guest_error",
+                |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
+                    let bytes = read_guest(&mut c, ptr, len);
+                    c.data_mut().error = Some(String::from_utf8_lossy(&bytes).into_owned());
+                },
+            )
             .unwrap()
-            .func_wrap("wapc", "__console_log", |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
-                let bytes = read_guest(&mut c, ptr, len);
-                c.data_mut().console.push(String::from_utf8_lossy(&bytes).into_owned());
-            })
+            .func_wrap(
+                "wapc",
+                "__console_log",
+                |mut c: Caller<'_, WapcState>, ptr: i32, len: i32| {
+                    let bytes = read_guest(&mut c, ptr, len);
+                    c.data_mut()
+                        .console
+                        .push(String::from_utf8_lossy(&bytes).into_owned());
+                },
+            )
             .unwrap()
             // podmut makes no host calls (it is not context-aware); answer any with an error.
             .func_wrap(
                 "wapc",
                 "__host_call",
-                |_: Caller<'_, WapcState>, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32| -> i32 { 0 },
+                |_: Caller<'_, WapcState>,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32|
+                 -> i32 { 0 },
             )
             .unwrap()
             .func_wrap("wapc", "__host_response", |_: Caller<'_, WapcState>, _: i32| {})
             .unwrap()
-            .func_wrap("wapc", "__host_response_len", |_: Caller<'_, WapcState>| -> i32 { 0 })
+            .func_wrap("wapc", "__host_response_len", |_: Caller<'_, WapcState>| -> i32 {
+                0
+            })
             .unwrap()
             .func_wrap("wapc", "__host_error", |_: Caller<'_, WapcState>, _: i32| {})
             .unwrap()
-            .func_wrap("wapc", "__host_error_len", |_: Caller<'_, WapcState>| -> i32 { 0 })
+            .func_wrap("wapc", "__host_error_len", |_: Caller<'_, WapcState>| -> i32 {
+                0
+            })
             .unwrap();
         let mut store = Store::new(&engine, WapcState::default());
         let instance = linker.instantiate(&mut store, &module).unwrap();
@@ -230,25 +266,38 @@ fn payload(sub: &str, old: &Value, new: &Value, settings: Value) -> Vec<u8> {
 #[test]
 fn the_kubewarden_policy_runs_in_a_wapc_host() {
     let module = policy_module();
-    let metadata_yaml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/metadata.yml")).unwrap();
+    let metadata_yaml =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/metadata.yml")).unwrap();
     let annotated = annotate(&module, &metadata_yaml);
 
     // The metadata Kubewarden reads.
-    assert!(read_metadata(&module).is_none(), "the raw build carries no metadata");
+    assert!(
+        read_metadata(&module).is_none(),
+        "the raw build carries no metadata"
+    );
     let metadata = read_metadata(&annotated).expect("annotated module has io.kubewarden.metadata");
     assert_eq!(metadata["protocolVersion"], "v1");
     assert_eq!(metadata["executionMode"], "kubewarden-wapc");
     assert_eq!(metadata["mutating"], false);
     let resources = &metadata["rules"][0]["resources"];
     for r in ["pods", "pods/dynamic", "pods/ephemeralcontainers", "pods/resize"] {
-        assert!(resources.as_array().unwrap().iter().any(|x| x == r), "rules miss {r}: {resources}");
+        assert!(
+            resources.as_array().unwrap().iter().any(|x| x == r),
+            "rules miss {r}: {resources}"
+        );
     }
 
     // A plain waPC module: it imports only the `wapc` host functions.
     let engine = Engine::default();
     let m = Module::new(&engine, &annotated).unwrap();
     for import in m.imports() {
-        assert_eq!(import.module(), "wapc", "unexpected import {}::{}", import.module(), import.name());
+        assert_eq!(
+            import.module(),
+            "wapc",
+            "unexpected import {}::{}",
+            import.module(),
+            import.name()
+        );
     }
 
     let mut host = WapcHost::new(&annotated);
@@ -257,22 +306,37 @@ fn the_kubewarden_policy_runs_in_a_wapc_host() {
 
     let valid: Value = serde_json::from_slice(&host.call("validate_settings", b"{}").unwrap()).unwrap();
     assert_eq!(valid["valid"], true);
-    let invalid: Value =
-        serde_json::from_slice(&host.call("validate_settings", br#"{"featureGates":{"Nope":true}}"#).unwrap()).unwrap();
+    let invalid: Value = serde_json::from_slice(
+        &host
+            .call("validate_settings", br#"{"featureGates":{"Nope":true}}"#)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(invalid["valid"], false);
     assert!(invalid["message"].as_str().unwrap().contains("Nope"), "{invalid}");
 
     // Adding a container on the main resource is denied with the API server's message...
     let out = host
-        .call("validate", &payload("", &pod(&["a"]), &pod(&["a", "b"]), json!({})))
+        .call(
+            "validate",
+            &payload("", &pod(&["a"]), &pod(&["a", "b"]), json!({})),
+        )
         .unwrap();
     let denied: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(denied["accepted"], false, "{denied}");
     assert_eq!(denied["code"], 422);
-    assert!(denied["message"].as_str().unwrap().starts_with("Pod \"web\" is invalid"), "{denied}");
+    assert!(
+        denied["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Pod \"web\" is invalid"),
+        "{denied}"
+    );
 
     // ...an unchanged update is accepted...
-    let out = host.call("validate", &payload("", &pod(&["a"]), &pod(&["a"]), json!({}))).unwrap();
+    let out = host
+        .call("validate", &payload("", &pod(&["a"]), &pod(&["a"]), json!({})))
+        .unwrap();
     let accepted: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(accepted["accepted"], true, "{accepted}");
 

@@ -26,7 +26,9 @@ fn main() -> ExitCode {
         "setup" => setup(),
         "build-guest" => build_guest().map(|p| println!("{}", p.display())),
         "web" => setup().and_then(|()| web()).map(|_| ()),
-        "kubewarden" => setup().and_then(|()| kubewarden()).map(|p| println!("{}", p.display())),
+        "kubewarden" => setup()
+            .and_then(|()| kubewarden())
+            .map(|p| println!("{}", p.display())),
         "lint" => setup().and_then(|()| lint()),
         "test" => setup().and_then(|()| test(rest)),
         "ci" => setup().and_then(|()| lint()).and_then(|()| test(rest)),
@@ -206,8 +208,7 @@ fn web() -> Result<bool> {
     };
     if !fresh {
         let mut npm = Command::new("npm");
-        npm.current_dir(&webdir)
-            .args(["ci", "--no-audit", "--no-fund"]);
+        npm.current_dir(&webdir).args(["ci", "--no-audit", "--no-fund"]);
         run(npm)?;
     }
     let mut build = cargo();
