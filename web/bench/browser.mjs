@@ -7,8 +7,11 @@ import { chromium } from 'playwright-core';
 import { review } from './fixture.mjs';
 
 const calls = Number(process.argv[2] ?? 2000);
-const child = spawn(process.env.PODMUT_BIN, ['playground', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((ok) => {
+// PODMUT_PLAYGROUND_URL: an already running server instead of starting `podmut playground`.
+const child = process.env.PODMUT_PLAYGROUND_URL
+  ? null
+  : spawn(process.env.PODMUT_BIN, ['playground', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const base = process.env.PODMUT_PLAYGROUND_URL ?? await new Promise((ok) => {
   let out = '';
   child.stdout.on('data', (d) => { out += d; const m = /listening on (\S+)/.exec(out); if (m) ok(m[1]); });
 });
@@ -30,4 +33,4 @@ const result = await page.evaluate(async ({ text, calls }) => {
 const total = fetched.reduce((s, f) => s + f.bytes, 0);
 console.log(JSON.stringify({ host: 'chromium', version: browser.version(), calls, meanMicros: +result.meanMicros.toFixed(1), pageLoadMs: loadMs, fetchedFiles: fetched.length, fetchedBytes: total, fetched }));
 await browser.close();
-child.kill();
+child?.kill();
