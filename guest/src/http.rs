@@ -15,7 +15,7 @@ use wasip2::http::types::{
 const VALIDATE_PATH: &str = "/validate";
 
 /// Handle one request.
-pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
+pub(crate) fn handle(request: &IncomingRequest, out: ResponseOutparam) {
     let path = request.path_with_query().unwrap_or_default();
     let path = path.split_once('?').map_or(path.as_str(), |(p, _)| p);
     if path != VALIDATE_PATH {
@@ -23,7 +23,7 @@ pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
             out,
             404,
             "text/plain",
-            format!("podmut: no route {path}; POST AdmissionReviews to {VALIDATE_PATH}\n"),
+            &format!("podmut: no route {path}; POST AdmissionReviews to {VALIDATE_PATH}\n"),
         );
     }
     if !matches!(request.method(), Method::Post) {
@@ -31,7 +31,7 @@ pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
             out,
             405,
             "text/plain",
-            format!("podmut: {VALIDATE_PATH} takes POST\n"),
+            &format!("podmut: {VALIDATE_PATH} takes POST\n"),
         );
     }
     let settings = crate::settings_text();
@@ -43,24 +43,24 @@ pub(crate) fn handle(request: IncomingRequest, out: ResponseOutparam) {
         .and_then(|v| std::str::from_utf8(v).ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit) {
-        return respond(out, 413, "text/plain", too_large(limit));
+        return respond(out, 413, "text/plain", &too_large(limit));
     }
-    let body = match read_body(&request, limit) {
+    let body = match read_body(request, limit) {
         Ok(Some(body)) => body,
-        Ok(None) => return respond(out, 413, "text/plain", too_large(limit)),
-        Err(message) => return respond(out, 400, "text/plain", format!("podmut: {message}\n")),
+        Ok(None) => return respond(out, 413, "text/plain", &too_large(limit)),
+        Err(message) => return respond(out, 400, "text/plain", &format!("podmut: {message}\n")),
     };
     let Ok(text) = String::from_utf8(body) else {
         return respond(
             out,
             400,
             "text/plain",
-            "podmut: admission-review: the body is not UTF-8 text\n".to_owned(),
+            &"podmut: admission-review: the body is not UTF-8 text\n".to_owned(),
         );
     };
     match podmut_core::admission::review(&text, &settings) {
-        Ok(review) => respond(out, 200, "application/json", review),
-        Err(e) => respond(out, 400, "text/plain", format!("podmut: {e}\n")),
+        Ok(review) => respond(out, 200, "application/json", &review),
+        Err(e) => respond(out, 400, "text/plain", &format!("podmut: {e}\n")),
     }
 }
 
@@ -91,7 +91,7 @@ fn read_body(request: &IncomingRequest, limit: u64) -> Result<Option<Vec<u8>>, S
     Ok(Some(buf))
 }
 
-fn respond(out: ResponseOutparam, status: u16, content_type: &str, body: String) {
+fn respond(out: ResponseOutparam, status: u16, content_type: &str, body: &str) {
     let headers = Fields::new();
     // Both headers are well-formed constants/lengths; a refusal leaves them off, nothing worse.
     let _ = headers.set("content-type", &[content_type.as_bytes().to_vec()]);

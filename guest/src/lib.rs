@@ -42,7 +42,7 @@ struct HttpExport;
 
 impl wasip2::exports::http::incoming_handler::Guest for HttpExport {
     fn handle(request: wasip2::http::types::IncomingRequest, out: wasip2::http::types::ResponseOutparam) {
-        http::handle(request, out);
+        http::handle(&request, out);
     }
 }
 
