@@ -25,6 +25,11 @@ fn main() {
         println!("cargo:rerun-if-changed={}", prebuilt.display());
         std::fs::copy(&prebuilt, &dest)
             .unwrap_or_else(|e| panic!("cannot copy PODMUT_GUEST_WASM {}: {e}", prebuilt.display()));
+        let manifest_dir =
+            PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+        if let Some(workspace) = manifest_dir.parent() {
+            embed_web(workspace, &out_dir, &dest);
+        }
         return;
     }
 
@@ -87,6 +92,69 @@ fn main() {
         .join("release")
         .join("podmut_guest.wasm");
     copy_if_changed(&built, &dest);
+    embed_web(&workspace, &out_dir, &dest);
+}
+
+/// Write `$OUT_DIR/web_assets.rs`: the playground's own files (`web/*.html|js|css`) always, and the
+/// jco output in `web/pkg/` (written by `cargo xtask web`, which needs npm) only when it was
+/// transpiled from exactly the component embedded here (`web/pkg/podmut.wasm` has the same bytes).
+/// So `cargo build` works on a fresh machine without npm; the playground then says how to add it.
+fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
+    let web = workspace.join("web");
+    let pkg = web.join("pkg");
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for name in ["index.html", "app.js", "examples.js", "style.css"] {
+        let path = web.join(name);
+        println!("cargo:rerun-if-changed={}", path.display());
+        if path.is_file() {
+            files.push((name.to_owned(), path));
+        }
+    }
+    println!("cargo:rerun-if-changed={}", pkg.display());
+    let component = std::fs::read(component).unwrap_or_default();
+    let missing = match std::fs::read(pkg.join("podmut.wasm")) {
+        Err(_) => "web/pkg is not built (run `cargo xtask web`, which needs Node.js and npm, then rebuild)"
+            .to_owned(),
+        Ok(bytes) if bytes != component => {
+            "web/pkg was transpiled from another build of the component (run `cargo xtask web` again)"
+                .to_owned()
+        }
+        Ok(_) => {
+            let mut stack = vec![pkg.clone()];
+            while let Some(dir) = stack.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if let Ok(rel) = path.strip_prefix(&web) {
+                        files.push((rel.to_string_lossy().replace('\\', "/"), path));
+                    }
+                }
+            }
+            String::new()
+        }
+    };
+    files.sort();
+    let mut code = String::from(
+        "/// Playground files: (path under web/, bytes).\npub(crate) static WEB_ASSETS: &[(&str, &[u8])] = &[\n",
+    );
+    for (name, path) in &files {
+        code.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    code.push_str("];\n/// Why the transpiled component is not embedded (empty when it is).\n");
+    code.push_str(&format!(
+        "pub(crate) static WEB_PKG_MISSING: &str = {missing:?};\n"
+    ));
+    if !missing.is_empty() {
+        println!("cargo:warning=podmut playground: {missing}");
+    }
+    std::fs::write(out_dir.join("web_assets.rs"), code).expect("cannot write web_assets.rs");
 }
 
 fn copy_if_changed(from: &Path, to: &Path) {

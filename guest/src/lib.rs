@@ -1,6 +1,12 @@
 //! The podmut component: glue only. Every Kubernetes decision lives in `podmut-core`; this crate
 //! converts between the WIT types of `wit/podmut.wit` and core's types.
 //!
+//! Besides the `podmut:policy` world the same component exports `wasi:cli/run` ([`run`]: an
+//! AdmissionReview on stdin, the response on stdout) and `wasi:http/incoming-handler` ([`http`]:
+//! `POST /validate`), so the unmodified wasmtime CLI runs it (`wasmtime run -S http`,
+//! `wasmtime serve -S cli`). Both take their settings from the `PODMUT_SETTINGS` environment
+//! variable when the host grants one (`--env`), else the defaults.
+//!
 //! Build: `cargo build -p podmut-guest --target wasm32-wasip2 --release`.
 #![allow(
     unsafe_code,
@@ -15,6 +21,43 @@ mod bindings {
     });
     use super::Component;
     export!(Component);
+}
+
+mod http;
+mod run;
+
+/// `wasi:cli/run` export (wasip2's bindings of WASI 0.2.12, the version wasmtime 48 links).
+struct RunExport;
+
+impl wasip2::exports::cli::run::Guest for RunExport {
+    fn run() -> Result<(), ()> {
+        run::run()
+    }
+}
+
+wasip2::cli::command::export!(RunExport);
+
+/// `wasi:http/incoming-handler` export.
+struct HttpExport;
+
+impl wasip2::exports::http::incoming_handler::Guest for HttpExport {
+    fn handle(request: wasip2::http::types::IncomingRequest, out: wasip2::http::types::ResponseOutparam) {
+        http::handle(&request, out);
+    }
+}
+
+wasip2::http::proxy::export!(HttpExport);
+
+/// The settings document of the CLI and HTTP exports: `$PODMUT_SETTINGS`, else `""` (the defaults).
+fn settings_text() -> String {
+    std::env::var("PODMUT_SETTINGS").unwrap_or_default()
+}
+
+/// The largest AdmissionReview the CLI and HTTP exports read (the settings' `maxInputBytes`).
+fn input_limit(settings: &str) -> u64 {
+    podmut_core::Settings::parse(settings)
+        .unwrap_or_default()
+        .max_input_bytes
 }
 
 use bindings::exports::podmut::policy::{admission, node, validate};

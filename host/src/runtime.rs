@@ -1,6 +1,12 @@
 //! Running the podmut component with wasmtime: one [`Engine`], one linked [`PolicyPre`], and a fresh
 //! [`Store`] + instance for every call, bounded by an epoch deadline and a memory cap. The guest gets
 //! no filesystem, network, environment or arguments; its stderr is captured only to explain a trap.
+//!
+//! The component also exports `wasi:http/incoming-handler` (for `wasmtime serve`), whose signature
+//! uses the resources of `wasi:http/types`, so the component imports that interface. The linker
+//! therefore provides wasmtime-wasi-http's `wasi:http` too — the same bytes load here, in the
+//! wasmtime CLI and in the browser — with [`DenyOutgoing`] hooks that refuse every outgoing
+//! request (the component imports no `wasi:http/outgoing-handler`; the refusal is defence in depth).
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -15,6 +21,7 @@ use wasmtime::{
 };
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::bindings::exports::podmut::policy::{admission, node};
 use crate::bindings::podmut::policy::types;
@@ -80,9 +87,12 @@ impl Default for RuntimeOptions {
     }
 }
 
-/// Per-store host state: an empty WASI context plus the memory limiter.
+/// Per-store host state: an empty WASI context, a `wasi:http` context that sends nothing, and the
+/// memory limiter.
 pub struct HostState {
     wasi: WasiCtx,
+    http: WasiHttpCtx,
+    hooks: DenyOutgoing,
     table: ResourceTable,
     limiter: Limiter,
 }
@@ -100,6 +110,70 @@ impl WasiView for HostState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for HostState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.hooks,
+        }
+    }
+}
+
+/// `wasi:http` hooks that refuse every outgoing request with `HTTP-request-denied`: the guest has
+/// no network, whatever it imports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DenyOutgoing;
+
+/// What [`WasiHttpHooks::send_request`] returns.
+type SendRequestFuture = Box<
+    dyn std::future::Future<
+            Output = wasmtime_wasi_http::Result<(
+                http::Response<wasmtime_wasi_http::WasiBody>,
+                Box<dyn std::future::Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+            )>,
+        > + Send,
+>;
+
+impl WasiHttpHooks for DenyOutgoing {
+    fn send_request(
+        &mut self,
+        _request: http::Request<wasmtime_wasi_http::WasiBody>,
+        _options: Option<wasmtime_wasi_http::RequestOptions>,
+        _fut: Box<dyn std::future::Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+    ) -> SendRequestFuture {
+        Box::new(std::future::ready(Err(
+            wasmtime_wasi_http::Error::HttpRequestDenied,
+        )))
+    }
+}
+
+/// Link everything the component imports into `linker`: WASI 0.2 (wasmtime-wasi) plus `wasi:http`
+/// (wasmtime-wasi-http). Tests and embedders that instantiate the component through other
+/// bindings (`wasi:cli/command`, `wasi:http/proxy`) use this too.
+pub fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    wasmtime_wasi::p2::add_to_linker_sync(linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(linker)
+}
+
+impl HostState {
+    /// A state with the given WASI context (stdio pipes, environment) and no memory cap beyond
+    /// `memory_limit`: for instantiating the component's `wasi:cli/run` or
+    /// `wasi:http/incoming-handler` exports in tests and embedders.
+    pub fn new(wasi: WasiCtx, memory_limit: usize) -> Self {
+        Self {
+            wasi,
+            http: WasiHttpCtx::new(),
+            hooks: DenyOutgoing,
+            table: ResourceTable::new(),
+            limiter: Limiter {
+                memory_limit,
+                hit: false,
+            },
         }
     }
 }
@@ -182,7 +256,7 @@ impl Runtime {
         let digest = hex(&Sha256::digest(&bytes));
         let component = compile_cached(&engine, &bytes, &digest, &options.cache)?;
         let mut linker: Linker<HostState> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(HostError::Link)?;
+        add_to_linker(&mut linker).map_err(HostError::Link)?;
         let pre = linker.instantiate_pre(&component).map_err(HostError::Link)?;
         let pre = PolicyPre::new(pre).map_err(HostError::Link)?;
         let ticker_alive = Arc::new(AtomicBool::new(true));
@@ -232,14 +306,7 @@ impl Runtime {
             .allow_udp(false)
             .allow_ip_name_lookup(false)
             .build();
-        let state = HostState {
-            wasi,
-            table: ResourceTable::new(),
-            limiter: Limiter {
-                memory_limit: opts.memory_limit,
-                hit: false,
-            },
-        };
+        let state = HostState::new(wasi, opts.memory_limit);
         let mut store = Store::new(&self.inner.engine, state);
         store.limiter(|s| &mut s.limiter);
         let ticks = opts.deadline.as_millis().div_ceil(EPOCH_TICK.as_millis()).max(1);

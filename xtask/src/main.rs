@@ -1,9 +1,11 @@
 //! podmut's task runner. Run with `cargo xtask <task>`:
 //!
-//! - `setup`        install what a fresh machine lacks (the wasm32-wasip2 target)
+//! - `setup`        install what a fresh machine lacks (the wasm32-wasip2 and wasm32-unknown-unknown targets)
 //! - `build-guest`  build the component: `cargo build -p podmut-guest --target wasm32-wasip2 --release`
+//! - `web`          transpile the component for the browser playground (npm deps into web/node_modules)
+//! - `kubewarden`   build the Kubewarden (waPC) policy module
 //! - `lint`         rustfmt check; clippy -D warnings natively and for wasm32-wasip2 (core, guest)
-//! - `test`         every test (`cargo test --workspace`)
+//! - `test`         every test: `cargo test --workspace`, then the playground in Chromium
 //! - `ci`           setup, lint, test: what `.ci/run` runs
 //! - `demo`         build the CLI and check the example Pod changes in `policies/examples/`
 //! - `bless`        rewrite conformance expectations from the native results
@@ -23,6 +25,10 @@ fn main() -> ExitCode {
     let result = match task {
         "setup" => setup(),
         "build-guest" => build_guest().map(|p| println!("{}", p.display())),
+        "web" => setup().and_then(|()| web()).map(|_| ()),
+        "kubewarden" => setup()
+            .and_then(|()| kubewarden())
+            .map(|p| println!("{}", p.display())),
         "lint" => setup().and_then(|()| lint()),
         "test" => setup().and_then(|()| test(rest)),
         "ci" => setup().and_then(|()| lint()).and_then(|()| test(rest)),
@@ -45,7 +51,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 target if missing\n  build-guest  build the podmut component\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples with the embedded component\n  bless        rewrite conformance expectations from native results"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples with the embedded component\n  bless        rewrite conformance expectations from native results"
     );
 }
 
@@ -86,26 +92,25 @@ fn target_dir() -> PathBuf {
     env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace_root().join("target"), PathBuf::from)
 }
 
-/// Install the wasm32-wasip2 target through rustup when it is missing.
+/// Install the wasm targets through rustup when they are missing: wasm32-wasip2 (the component)
+/// and wasm32-unknown-unknown (the Kubewarden waPC module).
 fn setup() -> Result {
-    let installed = Command::new("rustup")
+    let Ok(out) = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .any(|l| l.trim() == "wasm32-wasip2")
-        });
-    match installed {
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            let mut c = Command::new("rustup");
-            c.args(["target", "add", "wasm32-wasip2"]);
-            run(c)
-        }
+    else {
         // No rustup: assume the toolchain was provisioned another way; the build says if not.
-        Err(_) => Ok(()),
+        return Ok(());
+    };
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    for target in ["wasm32-wasip2", "wasm32-unknown-unknown"] {
+        if !listed.lines().any(|l| l.trim() == target) {
+            let mut c = Command::new("rustup");
+            c.args(["target", "add", target]);
+            run(c)?;
+        }
     }
+    Ok(())
 }
 
 fn build_guest() -> Result<PathBuf> {
@@ -145,17 +150,116 @@ fn lint() -> Result {
         "-D",
         "warnings",
     ]);
-    run(wasm)
+    run(wasm)?;
+    let mut kubewarden = cargo();
+    kubewarden.args([
+        "clippy",
+        "--package",
+        "podmut-kubewarden",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    run(kubewarden)
 }
 
 fn test(extra: &[String]) -> Result {
+    // The playground assets first, so the podmut binary the tests build embeds them.
+    let web_ready = web()?;
     let mut c = cargo();
     // The guest is a cdylib for wasm32-wasip2 only: its component export names cannot be linked
     // natively (clippy still checks it natively and for wasm); its behaviour is tested through the
     // component in host/ and tests/.
     c.args(["test", "--workspace", "--exclude", "podmut-guest"]);
     c.args(extra);
-    run(c)
+    run(c)?;
+    if web_ready {
+        browser_tests()
+    } else {
+        eprintln!("\n!!! xtask: SKIPPING the browser tests: node/npm are not installed !!!\n");
+        Ok(())
+    }
+}
+
+/// Whether a program runs (`prog --version`).
+fn has(prog: &str) -> bool {
+    Command::new(prog)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Transpile the exact component `podmut component` writes into `web/pkg` with jco (npm packages
+/// installed into web/node_modules from web/package-lock.json). Returns false, loudly, when node or
+/// npm is missing: `cargo build` and the Rust tests do not need them.
+fn web() -> Result<bool> {
+    if !has("node") || !has("npm") {
+        eprintln!("\n!!! xtask: node/npm not found: the playground is built without the component !!!\n");
+        return Ok(false);
+    }
+    let webdir = workspace_root().join("web");
+    let lock = webdir.join("package-lock.json");
+    let stamp = webdir.join("node_modules").join(".package-lock.json");
+    let fresh = match (std::fs::metadata(&lock), std::fs::metadata(&stamp)) {
+        (Ok(l), Ok(s)) => matches!((l.modified(), s.modified()), (Ok(l), Ok(s)) if s >= l),
+        _ => false,
+    };
+    if !fresh {
+        let mut npm = Command::new("npm");
+        npm.current_dir(&webdir).args(["ci", "--no-audit", "--no-fund"]);
+        run(npm)?;
+    }
+    let mut build = cargo();
+    build.args(["build", "--package", "podmut", "--bin", "podmut"]);
+    run(build)?;
+    let component = target_dir().join("podmut-playground.wasm");
+    let mut write = Command::new(target_dir().join("debug").join("podmut"));
+    write.arg("component").arg("--output").arg(&component);
+    run(write)?;
+    let mut transpile = Command::new("node");
+    transpile
+        .current_dir(&webdir)
+        .arg("scripts/transpile.mjs")
+        .arg(&component)
+        .arg("pkg");
+    run(transpile)?;
+    Ok(true)
+}
+
+/// The playground in Debian's Chromium (playwright-core; no browser download).
+fn browser_tests() -> Result {
+    let webdir = workspace_root().join("web");
+    // Rebuild so the binary embeds web/pkg (cargo test may have built it before web/pkg changed).
+    let mut build = cargo();
+    build.args(["build", "--package", "podmut", "--bin", "podmut"]);
+    run(build)?;
+    let mut node = Command::new("node");
+    node.current_dir(&webdir)
+        .args(["--test", "--test-reporter=spec", "tests/"])
+        .env("PODMUT_BIN", target_dir().join("debug").join("podmut"))
+        .env("PODMUT_ARTIFACTS_DIR", target_dir().join("web-test-results"));
+    run(node)
+}
+
+/// Build the Kubewarden policy (waPC, wasm32-unknown-unknown). Annotate it with
+/// `kwctl annotate -m kubewarden/metadata.yml -u kubewarden/README.md <wasm> -o policy.wasm`.
+fn kubewarden() -> Result<PathBuf> {
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--package",
+        "podmut-kubewarden",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--release",
+    ]);
+    run(c)?;
+    Ok(target_dir()
+        .join("wasm32-unknown-unknown")
+        .join("release")
+        .join("podmut_kubewarden.wasm"))
 }
 
 fn bless() -> Result {

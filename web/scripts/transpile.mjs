@@ -1,0 +1,70 @@
+// Transpile the podmut component for the browser (no bundler):
+//   node scripts/transpile.mjs <podmut.wasm> [outDir=pkg]
+// writes <outDir>/podmut.js (+ podmut.core*.wasm) with jco, the browser build of
+// @bytecodealliance/preview2-shim under <outDir>/shim/ (the page's import map points the shim's bare
+// specifiers there), js-yaml under <outDir>/vendor/, the exact component bytes as
+// <outDir>/podmut.wasm and <outDir>/manifest.json (sha256, sizes, versions).
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { transpileBytes } from '@bytecodealliance/jco-transpile';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const web = resolve(here, '..');
+const [componentPath, outArg] = process.argv.slice(2);
+if (!componentPath) {
+  console.error('usage: node scripts/transpile.mjs <podmut.wasm> [outDir]');
+  process.exit(2);
+}
+const out = resolve(outArg ?? join(web, 'pkg'));
+// Packages live in web/node_modules (npm install there); their exports maps hide package.json.
+const pkgDir = (name) => join(web, 'node_modules', name);
+const version = async (name) => JSON.parse(await readFile(join(pkgDir(name), 'package.json'), 'utf8')).version;
+
+const component = await readFile(componentPath);
+const { files, imports } = await transpileBytes(component, {
+  name: 'podmut',
+  minify: true,
+  // Keep the export objects keyed by interface name only (`validate`, `node`, `admission`).
+  namespacedExports: false,
+  // Keep the core wasm as separate files (fetched + compiled streaming), not base64 in the JS.
+  base64Cutoff: 0,
+});
+
+await rm(out, { recursive: true, force: true });
+await mkdir(join(out, 'shim'), { recursive: true });
+await mkdir(join(out, 'vendor'), { recursive: true });
+const sizes = {};
+for (const [name, bytes] of Object.entries(files)) {
+  if (name.endsWith('.d.ts')) continue;
+  const path = join(out, name);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, bytes);
+  sizes[name] = { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
+}
+const shimDir = join(pkgDir('@bytecodealliance/preview2-shim'), 'dist', 'browser');
+for (const f of await readdir(shimDir)) {
+  if (f.endsWith('.js')) await copyFile(join(shimDir, f), join(out, 'shim', f));
+}
+await copyFile(join(pkgDir('js-yaml'), 'dist', 'js-yaml.mjs'), join(out, 'vendor', 'js-yaml.mjs'));
+await writeFile(join(out, 'podmut.wasm'), component);
+const manifest = {
+  component: {
+    sha256: createHash('sha256').update(component).digest('hex'),
+    raw: component.length,
+    gzip: gzipSync(component, { level: 9 }).length,
+  },
+  files: sizes,
+  imports,
+  versions: {
+    'jco-transpile': await version('@bytecodealliance/jco-transpile'),
+    'preview2-shim': await version('@bytecodealliance/preview2-shim'),
+    'js-yaml': await version('js-yaml'),
+  },
+};
+await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+console.log(`transpiled ${componentPath} (${component.length} bytes) into ${out}`);
+console.log(`imports: ${imports.join(', ')}`);

@@ -1,0 +1,177 @@
+// Browser tests of the playground: `podmut playground` serves the page (embedded in the binary,
+// transpiled from the exact component `podmut component` writes) and playwright-core drives
+// Debian's Chromium. Run by `cargo xtask test` (PODMUT_BIN = the built podmut).
+//
+// Skips loudly, never silently passes, when Chromium is not installed (`apt-get install chromium`).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CHROMIUM = process.env.PODMUT_CHROMIUM ?? '/usr/bin/chromium';
+const PODMUT = process.env.PODMUT_BIN;
+const ARTIFACTS = resolve(process.env.PODMUT_ARTIFACTS_DIR ?? join(here, '..', 'test-results'));
+// The flags this machine needs (closed network: no background connections; root: no sandbox).
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const skip = !existsSync(CHROMIUM)
+  ? `Chromium not found at ${CHROMIUM} (apt-get install -y chromium)`
+  : !PODMUT ? 'PODMUT_BIN is not set (run through `cargo xtask test`)' : false;
+if (skip) console.error(`\n!!! SKIPPING the browser tests: ${skip} !!!\n`);
+
+let server;
+let base;
+let browser;
+
+async function startServer() {
+  const child = spawn(PODMUT, ['playground', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const url = await new Promise((ok, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`podmut playground did not start: ${stderr}`)), 30_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) { clearTimeout(timer); ok(m[1]); }
+    });
+    child.on('exit', (code) => fail(new Error(`podmut playground exited (${code}): ${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+/** A fresh page on the playground; fails the test on any page error. */
+async function open(hash = '') {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(base + hash);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+  page.problems = problems;
+  return page;
+}
+
+const verdict = (page) => page.textContent('[data-testid=verdict]');
+
+/** Wait until the verdict text matches `re` (the page re-judges ~120 ms after typing). */
+async function verdictMatches(page, re) {
+  await page.waitForFunction(
+    (src) => new RegExp(src).test(document.querySelector('[data-testid=verdict]').textContent),
+    re.source,
+    { timeout: 10_000 },
+  );
+  return verdict(page);
+}
+
+const POD = (containers) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '1' },
+  spec: { containers: containers.map((name) => ({ name, image: 'busybox' })) },
+}, null, 2);
+
+describe('playground in Chromium', { skip }, () => {
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startServer();
+    base = server.url;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.child.kill();
+  });
+
+  test('loads the component and judges the first example', async () => {
+    const page = await open();
+    const build = await page.textContent('[data-testid=build]');
+    assert.match(build, /component sha256 [0-9a-f]{16}/, 'the page shows which component it runs');
+    const text = await verdict(page);
+    assert.ok(text.trim().length > 0);
+    assert.doesNotMatch(text, /not built into this page|component failed/, text);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('editing the new Pod changes the verdict, with the error beside its field', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=subresource]', 'none');
+    await page.fill('[data-testid=old]', POD(['a']));
+    await page.fill('[data-testid=new]', POD(['a']));
+    assert.match(await verdictMatches(page, /allowed/), /allowed/);
+    // Adding a container through a plain update is forbidden (spec.containers).
+    await page.fill('[data-testid=new]', POD(['a', 'b']));
+    const text = await verdictMatches(page, /denied/);
+    assert.match(text, /denied/);
+    assert.match(text, /Pod "web" is invalid/);
+    const beside = await page.textContent('tr.has-error [data-testid=field-error]');
+    assert.match(beside, /^spec\.containers/, 'the error sits beside the field it names');
+    // The diff highlights the added container.
+    assert.ok(await page.$('tr.added[data-path="spec.containers[1].name"]'), 'added field highlighted');
+    // QoS before and after, and the node panels answer or say they are not available.
+    assert.match(await page.textContent('[data-testid=qos]'), /BestEffort → BestEffort/);
+    for (const id of ['probes', 'allocation']) {
+      const t = await page.textContent(`[data-testid=${id}]`);
+      assert.ok(t.trim() && !/component failed/.test(t), `${id}: ${t}`);
+    }
+    assert.equal(await page.$$eval('[data-testid=bars] .bar', (b) => b.length), 2);
+    await page.screenshot({ path: join(ARTIFACTS, 'playground-denied.png'), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('a share link round-trips both Pods and the subresource', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=subresource]', 'resize');
+    await page.fill('[data-testid=old]', POD(['a']));
+    await page.fill('[data-testid=new]', POD(['a', 'shared']));
+    await verdictMatches(page, /allowed|denied|cannot judge/);
+    const href = await page.getAttribute('[data-testid=share-link]', 'href');
+    const params = new URLSearchParams(href.slice(1));
+    assert.deepEqual([...params.keys()].sort(), ['new', 'old', 'sub']);
+    assert.equal(params.get('sub'), 'resize');
+    const decoded = JSON.parse(Buffer.from(params.get('new'), 'base64url').toString('utf8'));
+    assert.equal(decoded.spec.containers[1].name, 'shared', 'new= is base64url JSON of the new Pod');
+    const before = await verdict(page);
+    await page.close();
+
+    const again = await open(href);
+    assert.equal(await again.inputValue('[data-testid=subresource]'), 'resize');
+    assert.match(await again.inputValue('[data-testid=new]'), /"shared"/);
+    assert.match(await again.inputValue('[data-testid=old]'), /"name": "a"/);
+    assert.equal(await verdict(again), before, 'the same verdict after the round trip');
+    await again.close();
+  });
+
+  test('invalid YAML shows a clear message, then recovers', async () => {
+    const page = await open();
+    await page.fill('[data-testid=new]', 'apiVersion: v1\nkind: Pod\nspec: [unclosed\n');
+    const text = await verdictMatches(page, /cannot judge/);
+    assert.match(text, /New Pod cannot be read/);
+    assert.match(await page.textContent('[data-testid=new-status]'), /New Pod is not valid YAML or JSON \(line \d+, column \d+\)/);
+    await page.fill('[data-testid=new]', await page.inputValue('[data-testid=old]'));
+    assert.match(await verdictMatches(page, /allowed|denied/), /allowed|denied/);
+    await page.close();
+  });
+
+  test('every KEP story example loads and gets an answer', async () => {
+    const page = await open();
+    const ids = await page.$$eval('[data-testid=example] option', (os) => os.map((o) => o.value).filter(Boolean));
+    assert.ok(ids.length >= 4, `examples: ${ids}`);
+    for (const id of ids) {
+      await page.selectOption('[data-testid=example]', id);
+      const text = await verdictMatches(page, /allowed|denied|cannot judge/);
+      assert.doesNotMatch(text, /component failed/, `${id}: ${text}`);
+    }
+    await page.selectOption('[data-testid=example]', 'add-on-main-resource');
+    assert.match(await verdictMatches(page, /denied/), /denied/);
+    await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
