@@ -12,6 +12,10 @@ use crate::field::{FieldError, invalid_message};
 use crate::settings::{Settings, UnknownSubresource};
 use crate::validation::{Subresource, Verdict, check};
 
+pub mod coverage;
+
+pub use coverage::{CoverageReport, HandlerCoverage, Scope, coverage};
+
 /// Upstream's advice: warnings over 256 characters may be truncated.
 pub const MAX_WARNING_CHARS: usize = 256;
 /// Upstream ignores warnings past 4096 characters in total.
@@ -185,13 +189,6 @@ pub fn limit_warnings(warnings: &[String]) -> Vec<String> {
         out.push(w);
     }
     out
-}
-
-/// Fail-closed coverage of a cluster's admission configuration for `pods/dynamic` (KEP-5972).
-pub fn coverage(_configs: &str) -> Result<(), InputError> {
-    Err(InputError::NotImplemented(
-        "fail-closed coverage (issue 5)".into(),
-    ))
 }
 
 #[cfg(test)]

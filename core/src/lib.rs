@@ -14,7 +14,7 @@
 //! - [`pod`]: create and plain-update validation;
 //! - [`ephemeral`]: ephemeral containers;
 //! - [`qos`]: QoS classes;
-//! - [`admission`]: AdmissionReview in and out;
+//! - [`admission`]: AdmissionReview in and out, and fail-closed coverage of admission configuration;
 //! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
 
 pub mod admission;

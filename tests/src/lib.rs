@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub mod check;
+pub mod coverage;
 pub mod qos;
 
 /// One fixture file. Each area reads the fields it needs.
@@ -100,6 +101,7 @@ pub struct Area {
 pub fn area_for(name: &str) -> Area {
     match name {
         "qos" => qos::AREA,
+        "coverage" => coverage::AREA,
         _ => check::AREA,
     }
 }
