@@ -133,11 +133,18 @@ pub struct SubresourceLabels {
     pub subresource: SubresourceLabel,
 }
 
-/// A single `reason` label.
+/// Labels of `podmut_component_failures_total`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ReasonLabels<R: EncodeLabelValue + Clone + std::hash::Hash + Eq + std::fmt::Debug> {
-    /// The reason.
-    pub reason: R,
+pub struct FailureLabels {
+    /// Why the component failed.
+    pub reason: FailureReason,
+}
+
+/// Labels of `podmut_http_rejections_total`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RejectionLabels {
+    /// Why the request was refused.
+    pub reason: RejectionReason,
 }
 
 /// A single `result` label.
@@ -158,9 +165,9 @@ pub struct Metrics {
     /// Review latency, from the first byte of the body to the answer.
     pub duration: HistogramFamily,
     /// Component failures.
-    pub failures: Family<ReasonLabels<FailureReason>, Counter>,
+    pub failures: Family<FailureLabels, Counter>,
     /// Requests refused before evaluation.
-    pub rejections: Family<ReasonLabels<RejectionReason>, Counter>,
+    pub rejections: Family<RejectionLabels, Counter>,
     /// Reviews being evaluated or waiting for a worker.
     pub in_flight: Gauge<i64, std::sync::atomic::AtomicI64>,
     /// Certificate reloads.
@@ -184,8 +191,8 @@ impl Metrics {
         let mut registry = Registry::with_prefix("podmut");
         let requests = Family::<RequestLabels, Counter>::default();
         let duration: HistogramFamily = Family::new_with_constructor(latency_histogram);
-        let failures = Family::<ReasonLabels<FailureReason>, Counter>::default();
-        let rejections = Family::<ReasonLabels<RejectionReason>, Counter>::default();
+        let failures = Family::<FailureLabels, Counter>::default();
+        let rejections = Family::<RejectionLabels, Counter>::default();
         let in_flight = Gauge::<i64, std::sync::atomic::AtomicI64>::default();
         let tls_reloads = Family::<ResultLabels, Counter>::default();
         registry.register(
@@ -240,12 +247,12 @@ impl Metrics {
 
     /// Count a rejection.
     pub fn reject(&self, reason: RejectionReason) {
-        self.rejections.get_or_create(&ReasonLabels { reason }).inc();
+        self.rejections.get_or_create(&RejectionLabels { reason }).inc();
     }
 
     /// Count a component failure.
     pub fn fail(&self, reason: FailureReason) {
-        self.failures.get_or_create(&ReasonLabels { reason }).inc();
+        self.failures.get_or_create(&FailureLabels { reason }).inc();
     }
 }
 
