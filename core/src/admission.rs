@@ -12,9 +12,13 @@ use crate::field::{FieldError, invalid_message};
 use crate::settings::{Settings, UnknownSubresource};
 use crate::validation::{Subresource, Verdict, check};
 
-/// Upstream's advice: warnings over 256 characters may be truncated.
+pub mod coverage;
+
+pub use coverage::{CoverageReport, HandlerCoverage, Scope, coverage};
+
+/// Upstream's per-warning length once truncating (`truncateItemRunes`, in runes).
 pub const MAX_WARNING_CHARS: usize = 256;
-/// Upstream ignores warnings past 4096 characters in total.
+/// Upstream's total warning length before it starts truncating (`truncateAtTotalRunes`, in runes).
 pub const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
 
 /// Answer an AdmissionReview (JSON or YAML text) with an AdmissionReview response (JSON text).
@@ -166,32 +170,63 @@ pub fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
     }
 }
 
-/// Truncate each warning to [`MAX_WARNING_CHARS`] and drop those past [`MAX_WARNINGS_TOTAL_CHARS`].
+/// The warnings a client receives, as the API server's warning recorder
+/// (`k8s.io/apiserver/pkg/endpoints/filters/warning.go`) passes them on: empty and repeated warnings
+/// are dropped, and so are warnings with control characters (`net.NewWarningHeader` refuses them);
+/// while the total stays within [`MAX_WARNINGS_TOTAL_CHARS`] runes every warning is kept whole;
+/// once it would not, every warning is cut to [`MAX_WARNING_CHARS`] runes and those past the
+/// total are dropped.
 pub fn limit_warnings(warnings: &[String]) -> Vec<String> {
+    let runes = |s: &str| s.chars().count();
+    let cut = |s: &str| -> String { s.chars().take(MAX_WARNING_CHARS).collect() };
+    let valid = |s: &str| !s.chars().any(char::is_control);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut ordered: Vec<&str> = Vec::new();
     let mut out = Vec::new();
-    let mut total = 0;
+    let mut written = 0;
+    let mut truncating = false;
     for w in warnings {
-        let w: String = if w.chars().count() > MAX_WARNING_CHARS {
-            let mut t: String = w.chars().take(MAX_WARNING_CHARS - 3).collect();
-            t.push_str("...");
-            t
+        if w.is_empty() {
+            continue;
+        }
+        if truncating && written >= MAX_WARNINGS_TOTAL_CHARS {
+            break;
+        }
+        if !seen.insert(w.as_str()) {
+            continue;
+        }
+        ordered.push(w);
+        let text = if truncating && runes(w) > MAX_WARNING_CHARS {
+            cut(w)
         } else {
             w.clone()
         };
-        total += w.len();
-        if total > MAX_WARNINGS_TOTAL_CHARS {
-            break;
+        if !valid(&text) {
+            continue;
         }
-        out.push(w);
+        let len = runes(&text);
+        if written + len <= MAX_WARNINGS_TOTAL_CHARS || truncating {
+            written += len;
+            out.push(text);
+            continue;
+        }
+        // Over the limit: replay everything so far, truncated.
+        truncating = true;
+        written = 0;
+        out.clear();
+        for o in &ordered {
+            let t = if runes(o) > MAX_WARNING_CHARS {
+                cut(o)
+            } else {
+                (*o).to_owned()
+            };
+            if valid(&t) {
+                written += runes(&t);
+                out.push(t);
+            }
+        }
     }
     out
-}
-
-/// Fail-closed coverage of a cluster's admission configuration for `pods/dynamic` (KEP-5972).
-pub fn coverage(_configs: &str) -> Result<(), InputError> {
-    Err(InputError::NotImplemented(
-        "fail-closed coverage (issue 5)".into(),
-    ))
 }
 
 #[cfg(test)]
@@ -275,10 +310,27 @@ mod tests {
     }
 
     #[test]
-    fn warnings_are_limited() {
+    fn warnings_are_limited_like_the_api_servers_recorder() {
+        // Within the total: kept whole, deduplicated, control characters dropped.
         let long = "w".repeat(1000);
-        let out = limit_warnings(&vec![long; 40]);
-        assert!(out.iter().all(|w| w.chars().count() <= MAX_WARNING_CHARS));
-        assert!(out.iter().map(String::len).sum::<usize>() <= MAX_WARNINGS_TOTAL_CHARS);
+        let out = limit_warnings(&[
+            long.clone(),
+            long.clone(),
+            String::new(),
+            "a\nb".into(),
+            "ok".into(),
+        ]);
+        assert_eq!(out, vec![long.clone(), "ok".to_owned()]);
+        // Over the total: every warning cut to 256 runes (on rune boundaries), later ones dropped.
+        let many: Vec<String> = (0..40).map(|i| format!("{i:02}{}", "é".repeat(1000))).collect();
+        let out = limit_warnings(&many);
+        assert!(out.iter().all(|w| w.chars().count() == MAX_WARNING_CHARS));
+        assert_eq!(out.len(), MAX_WARNINGS_TOTAL_CHARS / MAX_WARNING_CHARS);
+        assert!(out[0].starts_with("00"));
+        // Upstream's TestTruncation, with its limits scaled: 4096/256 = 16 items of 256 fit.
+        let five: Vec<String> = (0..5).map(|i| format!("{i}{}", "x".repeat(299))).collect();
+        let out = limit_warnings(&five);
+        assert_eq!(out.len(), 5, "5 x 300 runes fit in 4096");
+        assert!(out.iter().all(|w| w.len() == 300));
     }
 }

@@ -21,7 +21,7 @@
 //! - [`allocation`]: the kubelet's allocation step (Allocated / Deferred / Infeasible, retry order);
 //! - [`statuses`]: the container statuses and readiness the kubelet publishes;
 //! - [`probe_plan`]: the kubelet's probe-worker reconciliation for a Pod change;
-//! - [`admission`]: AdmissionReview in and out;
+//! - [`admission`]: AdmissionReview in and out, and fail-closed coverage of admission configuration;
 //! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
 
 pub mod admission;

@@ -256,10 +256,36 @@ impl admission::Guest for Component {
         podmut_core::admission::review(&admission_review, &settings).map_err(input_error_to_wit)
     }
 
-    fn coverage(configs: String) -> Result<admission::CoverageReport, types::InputError> {
-        match podmut_core::admission::coverage(&configs) {
-            Ok(()) => not_implemented("fail-closed coverage (issue 5)"),
-            Err(e) => Err(input_error_to_wit(e)),
-        }
+    fn coverage(
+        configs: String,
+        scope: Option<admission::CoverageScope>,
+    ) -> Result<admission::CoverageReport, types::InputError> {
+        let labels = |l: Option<Vec<(String, String)>>| l.map(|l| l.into_iter().collect());
+        let scope = scope.map_or_else(Default::default, |s| podmut_core::admission::Scope {
+            namespace_labels: labels(s.namespace_labels),
+            pod_labels: labels(s.pod_labels),
+            pod_name: s.pod_name,
+        });
+        podmut_core::admission::coverage(&configs, &scope)
+            .map(|r| admission::CoverageReport {
+                dynamic_allowed: r.dynamic_allowed,
+                handlers: r
+                    .handlers
+                    .into_iter()
+                    .map(|h| admission::HandlerCoverage {
+                        kind: h.kind,
+                        name: h.name,
+                        binding: h.binding,
+                        intercepts_pods: h.intercepts_pods,
+                        intercepts_dynamic: h.intercepts_dynamic,
+                        in_scope: h.in_scope,
+                        blocks_dynamic: h.blocks_dynamic,
+                        fix: h.fix,
+                        notes: h.notes,
+                    })
+                    .collect(),
+                ignored: r.ignored,
+            })
+            .map_err(input_error_to_wit)
     }
 }

@@ -372,9 +372,19 @@ impl Runtime {
         r.map_err(CallError::Input)
     }
 
-    /// `admission.coverage`.
+    /// `admission.coverage` without a scope (is there *some* Pod whose `pods/dynamic` requests
+    /// would be rejected?).
     pub fn coverage(&self, configs: &str) -> Result<admission::CoverageReport, CallError> {
-        let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs))?;
+        self.coverage_scoped(configs, None)
+    }
+
+    /// `admission.coverage` for the Pod `scope` describes.
+    pub fn coverage_scoped(
+        &self,
+        configs: &str,
+        scope: Option<&admission::CoverageScope>,
+    ) -> Result<admission::CoverageReport, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs, scope))?;
         r.map_err(CallError::Input)
     }
 }

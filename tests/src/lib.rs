@@ -35,6 +35,7 @@ use serde_json::{Value, json};
 pub mod allocate;
 pub mod check;
 pub mod probes;
+pub mod coverage;
 pub mod qos;
 pub mod statuses;
 
@@ -106,6 +107,7 @@ pub fn area_for(name: &str) -> Area {
         "allocate" => allocate::AREA,
         "probes" => probes::AREA,
         "statuses" => statuses::AREA,
+        "coverage" => coverage::AREA,
         _ => check::AREA,
     }
 }

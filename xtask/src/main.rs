@@ -7,7 +7,9 @@
 //! - `lint`         rustfmt check; clippy -D warnings natively and for wasm32-wasip2 (core, guest)
 //! - `test`         every test: `cargo test --workspace`, then the playground in Chromium
 //! - `ci`           setup, lint, test: what `.ci/run` runs
-//! - `demo`         build the CLI and check the example Pod changes in `policies/examples/`
+//! - `demo`         build the CLI, check the example Pod changes in `policies/examples/`, then start
+//!                  the webhook with `--self-signed` and send it the same changes over HTTPS
+//! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
 //! - `bless`        rewrite conformance expectations from the native results
 //!
 //! Only std: the task runner must build in seconds on a fresh machine.
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         "test" => setup().and_then(|()| test(rest)),
         "ci" => setup().and_then(|()| lint()).and_then(|()| test(rest)),
         "demo" => setup().and_then(|()| demo(rest)),
+        "load" => setup().and_then(|()| load(rest)),
         "bless" => setup().and_then(|()| bless()),
         "help" | "-h" | "--help" => {
             print_help();
@@ -51,7 +54,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples with the embedded component\n  bless        rewrite conformance expectations from native results"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test: [--concurrency N] [--duration 10s] [--containers N] [--http2] [--wasmtime-serve COMPONENT.wasm]\n  bless        rewrite conformance expectations from native results"
     );
 }
 
@@ -144,6 +147,8 @@ fn lint() -> Result {
         "podmut-core",
         "--package",
         "podmut-guest",
+        "--package",
+        "podmut-misbehave",
         "--target",
         "wasm32-wasip2",
         "--",
@@ -172,7 +177,14 @@ fn test(extra: &[String]) -> Result {
     // The guest is a cdylib for wasm32-wasip2 only: its component export names cannot be linked
     // natively (clippy still checks it natively and for wasm); its behaviour is tested through the
     // component in host/ and tests/.
-    c.args(["test", "--workspace", "--exclude", "podmut-guest"]);
+    c.args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "podmut-guest",
+        "--exclude",
+        "podmut-misbehave",
+    ]);
     c.args(extra);
     run(c)?;
     if web_ready {
@@ -270,12 +282,90 @@ fn bless() -> Result {
 }
 
 /// Build the release CLI and check every example change in `policies/examples/<name>/` (files
-/// `old.yaml`, `new.yaml`, optional `subresource`), printing each verdict.
-fn demo(_extra: &[String]) -> Result {
+/// `old.yaml`, `new.yaml`, optional `subresource`), printing each verdict; then start the webhook
+/// (`podmut serve --self-signed`) on the embedded component and send it the same changes as
+/// AdmissionReviews over HTTPS. With a terminal (or `--serve`) the webhook keeps running until
+/// Ctrl-C; otherwise (or with `--no-serve`) it is stopped with SIGTERM and drains.
+fn demo(extra: &[String]) -> Result {
+    let keep_serving = if extra.iter().any(|a| a == "--no-serve") {
+        false
+    } else {
+        extra.iter().any(|a| a == "--serve") || std::io::IsTerminal::is_terminal(&std::io::stdin())
+    };
     let mut build = cargo();
     build.args(["build", "--release", "--package", "podmut"]);
     run(build)?;
     let bin = target_dir().join("release").join("podmut");
+    let examples = example_dirs()?;
+    for dir in &examples {
+        let sub = subresource_of(dir);
+        println!("== {} (subresource {sub})", name_of(dir));
+        let mut c = Command::new(&bin);
+        c.arg("check");
+        if dir.join("old.yaml").is_file() {
+            c.arg("--old").arg(dir.join("old.yaml"));
+        }
+        c.arg("--new")
+            .arg(dir.join("new.yaml"))
+            .args(["--subresource", &sub]);
+        let status = c
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+        match status.code() {
+            Some(0 | 1) => {}
+            _ => return Err(format!("podmut check failed on {} ({status})", dir.display())),
+        }
+    }
+
+    // The webhook, on the same component.
+    let client = build_load_tool()?;
+    let out = target_dir().join("podmut-demo");
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let ca = out.join("ca.pem");
+    let _ = std::fs::remove_file(&ca);
+    let addr = free_addr("127.0.0.1:8443");
+    println!(
+        "\n== webhook: podmut serve --self-signed --ca-out {} --addr {addr}",
+        ca.display()
+    );
+    let mut server = Command::new(&bin)
+        .args(["serve", "--self-signed", "--addr", &addr, "--ca-out"])
+        .arg(&ca)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let url = format!("https://{addr}/validate");
+    let result = (|| -> Result {
+        wait_for_file(&ca, &mut server)?;
+        for dir in &examples {
+            let sub = subresource_of(dir);
+            println!("\n== POST {url}: {} (subresource {sub})", name_of(dir));
+            let mut c = Command::new(&client);
+            c.args(["--url", &url, "--once", "--wait-ready", "--subresource", &sub])
+                .arg("--ca")
+                .arg(&ca)
+                .arg("--new")
+                .arg(dir.join("new.yaml"));
+            if dir.join("old.yaml").is_file() {
+                c.arg("--old").arg(dir.join("old.yaml"));
+            }
+            run(c)?;
+        }
+        Ok(())
+    })();
+    if result.is_ok() && keep_serving {
+        println!(
+            "\nThe webhook is serving {url} (CA: {}). Try:\n  curl --cacert {} https://{addr}/metrics\nCtrl-C stops it.",
+            ca.display(),
+            ca.display()
+        );
+        let _ = server.wait();
+        return Ok(());
+    }
+    stop_gracefully(&mut server);
+    result
+}
+
+fn example_dirs() -> Result<Vec<PathBuf>> {
     let examples = workspace_root().join("policies").join("examples");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&examples)
         .map_err(|e| format!("cannot list {}: {e}", examples.display()))?
@@ -284,28 +374,186 @@ fn demo(_extra: &[String]) -> Result {
         .filter(|p| p.is_dir() && p.join("new.yaml").is_file())
         .collect();
     dirs.sort();
-    for dir in dirs {
-        let sub = std::fs::read_to_string(dir.join("subresource")).unwrap_or_else(|_| "none".into());
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        println!("== {name} (subresource {})", sub.trim());
-        let mut c = Command::new(&bin);
-        c.arg("check");
-        if dir.join("old.yaml").is_file() {
-            c.arg("--old").arg(dir.join("old.yaml"));
+    Ok(dirs)
+}
+
+fn subresource_of(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("subresource"))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|_| "none".into())
+}
+
+fn name_of(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `preferred` if it can be bound, else a free loopback port.
+fn free_addr(preferred: &str) -> String {
+    if std::net::TcpListener::bind(preferred).is_ok() {
+        return preferred.to_owned();
+    }
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_or_else(|_| preferred.to_owned(), |a| a.to_string())
+}
+
+/// Wait until the server has written its CA (it then listens), or fail if it exited.
+fn wait_for_file(path: &Path, server: &mut std::process::Child) -> Result {
+    for _ in 0..600 {
+        if path.is_file() {
+            return Ok(());
         }
-        c.arg("--new")
-            .arg(dir.join("new.yaml"))
-            .args(["--subresource", sub.trim()]);
-        let status = c
-            .status()
-            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-        match status.code() {
-            Some(0 | 1) => {}
-            _ => return Err(format!("podmut check failed on {} ({status})", dir.display())),
+        if let Ok(Some(status)) = server.try_wait() {
+            return Err(format!("podmut serve exited ({status})"));
         }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(format!(
+        "podmut serve did not write {} within 60 s",
+        path.display()
+    ))
+}
+
+/// SIGTERM (the server drains), then wait; SIGKILL if it does not stop within 40 s.
+fn stop_gracefully(server: &mut std::process::Child) {
+    let pid = server.id().to_string();
+    let _ = Command::new("kill").args(["-TERM", &pid]).status();
+    for _ in 0..400 {
+        if let Ok(Some(_)) = server.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// Build the load generator (`host/benches/load.rs`) and return its path.
+fn build_load_tool() -> Result<PathBuf> {
+    let mut c = cargo();
+    c.args([
+        "bench",
+        "--package",
+        "podmut",
+        "--bench",
+        "load",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+    ]);
+    eprintln!("$ {}", describe(&c));
+    let output = c
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        return Err("building the load generator failed".into());
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains("\"kind\":[\"bench\"]"))
+        .find_map(|l| {
+            let start = l.find("\"executable\":\"")? + "\"executable\":\"".len();
+            let end = l[start..].find('"')? + start;
+            Some(PathBuf::from(&l[start..end]))
+        })
+        .ok_or_else(|| "cargo did not report the load generator's executable".into())
+}
+
+/// Value of `--name VALUE` in `args`.
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+/// Load test over HTTPS on loopback: build podmut and the load generator, start
+/// `podmut serve --self-signed`, drive it, stop it. `--wasmtime-serve COMPONENT.wasm` also runs the
+/// same load over plain HTTP against `wasmtime serve` (needs the `wasmtime` CLI and a component
+/// exporting `wasi:http/incoming-handler`).
+fn load(extra: &[String]) -> Result {
+    let concurrency = flag(extra, "--concurrency").unwrap_or("16");
+    let duration = flag(extra, "--duration").unwrap_or("10s");
+    let containers = flag(extra, "--containers").unwrap_or("8");
+    let workers = flag(extra, "--workers").unwrap_or("2");
+    let http2 = extra.iter().any(|a| a == "--http2");
+    let mut build = cargo();
+    build.args(["build", "--release", "--package", "podmut"]);
+    run(build)?;
+    let bin = target_dir().join("release").join("podmut");
+    let client = build_load_tool()?;
+    let out = target_dir().join("podmut-load");
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let ca = out.join("ca.pem");
+    let _ = std::fs::remove_file(&ca);
+    let addr = free_addr("127.0.0.1:0");
+    let mut server = Command::new(&bin)
+        .args([
+            "serve",
+            "--self-signed",
+            "--addr",
+            &addr,
+            "--workers",
+            workers,
+            "--log-level",
+            "warn",
+            "--ca-out",
+        ])
+        .arg(&ca)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let base = |c: &mut Command| {
+        c.args([
+            "--concurrency",
+            concurrency,
+            "--duration",
+            duration,
+            "--containers",
+            containers,
+        ]);
+        if http2 {
+            c.arg("--http2");
+        }
+    };
+    let result = (|| -> Result {
+        wait_for_file(&ca, &mut server)?;
+        let mut c = Command::new(&client);
+        c.args([
+            "--url",
+            &format!("https://{addr}/validate"),
+            "--wait-ready",
+            "--label",
+            "podmut-serve-https",
+        ])
+        .arg("--ca")
+        .arg(&ca);
+        base(&mut c);
+        run(c)
+    })();
+    stop_gracefully(&mut server);
+    result?;
+    if let Some(component) = flag(extra, "--wasmtime-serve") {
+        let addr = free_addr("127.0.0.1:0");
+        let mut ws = Command::new("wasmtime")
+            .args(["serve", "-S", "cli", "--addr", &addr, component])
+            .spawn()
+            .map_err(|e| format!("cannot start `wasmtime serve` (is the wasmtime CLI installed?): {e}"))?;
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        let mut c = Command::new(&client);
+        c.args([
+            "--url",
+            &format!("http://{addr}/validate"),
+            "--label",
+            "wasmtime-serve-http",
+        ]);
+        base(&mut c);
+        let r = run(c);
+        let _ = ws.kill();
+        let _ = ws.wait();
+        r?;
     }
     Ok(())
 }

@@ -1,0 +1,362 @@
+//! The shipped manifests (`policies/deploy`, `policies/vap`) and `podmut coverage` on them and on
+//! hand-written configurations, through the built binary.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "test code: failing loudly is the point"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn policies() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies")
+}
+
+/// Every document of a YAML stream.
+fn documents(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|d| {
+            <Value as serde::Deserialize>::deserialize(d)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        })
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {
+    docs.iter()
+        .find(|d| d["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"))
+}
+
+fn podmut(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_podmut"))
+        .env(
+            "PODMUT_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("podmut-cache"),
+        )
+        .args(args)
+        .output()
+        .expect("podmut runs")
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+#[test]
+fn webhook_configuration_registers_every_pod_change_path_fail_closed() {
+    let docs = documents(&policies().join("deploy/webhook.yaml"));
+    let vwc = find(&docs, "ValidatingWebhookConfiguration");
+    assert_eq!(vwc["apiVersion"], "admissionregistration.k8s.io/v1");
+    assert_eq!(
+        vwc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "podmut-system/podmut-webhook"
+    );
+    let hooks = vwc["webhooks"].as_array().unwrap();
+    assert_eq!(hooks.len(), 1);
+    let h = &hooks[0];
+    assert_eq!(h["failurePolicy"], "Fail");
+    assert_eq!(h["sideEffects"], "None");
+    assert_eq!(h["matchPolicy"], "Equivalent");
+    assert_eq!(h["admissionReviewVersions"], serde_json::json!(["v1"]));
+    let timeout = h["timeoutSeconds"].as_i64().unwrap();
+    assert!(
+        (1..=10).contains(&timeout),
+        "a small timeout, within the API's 1..30: {timeout}"
+    );
+    assert_eq!(h["clientConfig"]["service"]["path"], "/validate");
+    assert_eq!(h["clientConfig"]["service"]["name"], "podmut-webhook");
+    let rules = h["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!(rules[0]["operations"], serde_json::json!(["UPDATE"]));
+    assert_eq!(rules[0]["apiGroups"], serde_json::json!([""]));
+    assert_eq!(rules[0]["apiVersions"], serde_json::json!(["v1"]));
+    let resources: Vec<&str> = rules[0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        resources,
+        ["pods", "pods/dynamic", "pods/ephemeralcontainers", "pods/resize"]
+    );
+    // Self-exemption: podmut's own namespace.
+    assert_eq!(
+        h["namespaceSelector"]["matchExpressions"][0]["values"],
+        serde_json::json!(["podmut-system"])
+    );
+}
+
+#[test]
+fn deployment_service_and_certificates_fit_together() {
+    let docs = documents(&policies().join("deploy/webhook.yaml"));
+    let svc = find(&docs, "Service");
+    let deploy = find(&docs, "Deployment");
+    let vwc = find(&docs, "ValidatingWebhookConfiguration");
+    let ns = "podmut-system";
+    assert_eq!(svc["metadata"]["namespace"], ns);
+    assert_eq!(deploy["metadata"]["namespace"], ns);
+    assert_eq!(vwc["webhooks"][0]["clientConfig"]["service"]["namespace"], ns);
+    assert_eq!(
+        vwc["webhooks"][0]["clientConfig"]["service"]["name"],
+        svc["metadata"]["name"]
+    );
+    // The Service selects the Deployment's Pods and targets its named port.
+    let labels = &deploy["spec"]["template"]["metadata"]["labels"];
+    for (k, v) in svc["spec"]["selector"].as_object().unwrap() {
+        assert_eq!(&labels[k], v, "selector {k}");
+    }
+    let c = &deploy["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["ports"][0]["name"], svc["spec"]["ports"][0]["targetPort"]);
+    let args: Vec<&str> = c["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(args[0], "serve");
+    assert!(args.contains(&"--tls-cert=/etc/podmut/tls/tls.crt"));
+    assert!(args.contains(&"--tls-key=/etc/podmut/tls/tls.key"));
+    assert!(args.contains(&"--log-format=json"));
+    assert_eq!(c["livenessProbe"]["httpGet"]["path"], "/healthz");
+    assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/readyz");
+    assert_eq!(c["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
+    assert!(c["resources"]["limits"]["memory"].is_string());
+    assert!(c["resources"]["requests"]["cpu"].is_string());
+    let sc = &c["securityContext"];
+    assert_eq!(sc["allowPrivilegeEscalation"], false);
+    assert_eq!(sc["readOnlyRootFilesystem"], true);
+    assert_eq!(sc["capabilities"]["drop"], serde_json::json!(["ALL"]));
+    assert_eq!(
+        deploy["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"],
+        true
+    );
+    // The Secret the Deployment mounts is the one cert-manager writes, for the Service's DNS name.
+    let secret = deploy["spec"]["template"]["spec"]["volumes"][0]["secret"]["secretName"]
+        .as_str()
+        .unwrap();
+    let certs = documents(&policies().join("deploy/cert-manager.yaml"));
+    let serving = certs
+        .iter()
+        .find(|d| d["kind"] == "Certificate" && d["metadata"]["name"] == "podmut-webhook")
+        .unwrap();
+    assert_eq!(serving["spec"]["secretName"], secret);
+    assert_eq!(serving["metadata"]["namespace"], ns);
+    let dns: Vec<&str> = serving["spec"]["dnsNames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(dns.contains(&"podmut-webhook.podmut-system.svc"));
+    // The CA injected into the webhook is this Certificate's.
+    assert_eq!(
+        vwc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        format!("{ns}/{}", serving["metadata"]["name"].as_str().unwrap())
+    );
+    let kustomization = std::fs::read_to_string(policies().join("deploy/kustomization.yaml")).unwrap();
+    assert!(kustomization.contains("webhook.yaml") && kustomization.contains("cert-manager.yaml"));
+}
+
+#[test]
+fn kep_sample_policies_are_shipped_with_bindings() {
+    for (file, name, resources) in [
+        (
+            "vap/disable-dynamic-containers.yaml",
+            "disable-dynamic-containers",
+            vec!["pods/dynamic"],
+        ),
+        (
+            "vap/pod-intent-immutable.yaml",
+            "pod-intent-immutable",
+            vec!["pods", "pods/*"],
+        ),
+    ] {
+        let docs = documents(&policies().join(file));
+        let policy = find(&docs, "ValidatingAdmissionPolicy");
+        let binding = find(&docs, "ValidatingAdmissionPolicyBinding");
+        assert_eq!(policy["metadata"]["name"], name);
+        assert_eq!(policy["spec"]["failurePolicy"], "Fail");
+        let rules = &policy["spec"]["matchConstraints"]["resourceRules"][0];
+        let got: Vec<&str> = rules["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert_eq!(got, resources, "{file}");
+        assert_eq!(rules["operations"], serde_json::json!(["UPDATE"]));
+        assert!(!policy["spec"]["validations"].as_array().unwrap().is_empty());
+        assert_eq!(binding["spec"]["policyName"], name);
+        assert_eq!(binding["spec"]["validationActions"], serde_json::json!(["Deny"]));
+    }
+}
+
+#[test]
+fn shipped_configuration_passes_the_fail_closed_rule() {
+    for file in [
+        "deploy/webhook.yaml",
+        "vap/disable-dynamic-containers.yaml",
+        "vap/pod-intent-immutable.yaml",
+    ] {
+        let path = policies().join(file);
+        let o = podmut(&["coverage", path.to_str().unwrap(), "-o", "json"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = json_of(&o);
+        assert_eq!(v["dynamicAllowed"], true, "{file}: {v}");
+        assert!(
+            !v["handlers"].as_array().unwrap().is_empty(),
+            "{file}: examined something"
+        );
+    }
+    // Non-admission objects in the stream are listed, not errors.
+    let o = podmut(&[
+        "coverage",
+        policies().join("deploy/webhook.yaml").to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    let ignored = json_of(&o)["ignored"].to_string();
+    assert!(ignored.contains("Deployment/podmut-webhook"), "{ignored}");
+}
+
+const LEGACY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: legacy}
+webhooks:
+- name: pods.legacy.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {url: "https://legacy.example.com/validate"}
+  namespaceSelector: {matchLabels: {team: payments}}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn coverage_cli_reports_blockers_with_exit_1_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "legacy.yaml", LEGACY);
+    let o = podmut(&["coverage", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("REJECTED by the fail-closed rule"), "{text}");
+    assert!(
+        text.contains("BLOCKS ValidatingWebhookConfiguration legacy/pods.legacy.example.com"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fix: add \"pods/dynamic\" to webhooks[0].rules[0].resources"),
+        "{text}"
+    );
+    let v = json_of(&podmut(&["coverage", f.to_str().unwrap(), "-o", "json"]));
+    assert_eq!(v["handlers"][0]["blocksDynamic"], true);
+    assert_eq!(v["handlers"][0]["interceptsPods"], true);
+    assert_eq!(v["handlers"][0]["interceptsDynamic"], false);
+}
+
+#[test]
+fn coverage_cli_scopes_by_namespace_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "legacy.yaml", LEGACY);
+    let other = podmut(&[
+        "coverage",
+        f.to_str().unwrap(),
+        "--namespace",
+        "web",
+        "--namespace-labels",
+        "team=web",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(
+        other.status.code(),
+        Some(0),
+        "another team's namespace is out of the webhook's scope"
+    );
+    let v = json_of(&other);
+    assert_eq!(v["handlers"][0]["inScope"], false);
+    let payments = podmut(&[
+        "coverage",
+        f.to_str().unwrap(),
+        "--namespace-labels",
+        "team=payments",
+        "-o",
+        "yaml",
+    ]);
+    assert_eq!(payments.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&payments.stdout).contains("blocksDynamic: true"));
+}
+
+#[test]
+fn coverage_cli_reads_stdin_and_explains_bad_input() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_podmut"))
+        .env(
+            "PODMUT_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("podmut-cache"),
+        )
+        .args(["coverage", "-", "-o", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(
+                LEGACY
+                    .replace(
+                        "[CREATE, UPDATE], resources: [pods]",
+                        "[UPDATE], resources: [\"pods/*\"]",
+                    )
+                    .as_bytes(),
+            )
+            .unwrap();
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json_of(&o)["dynamicAllowed"], true);
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "bad.yaml",
+        &LEGACY.replace("[CREATE, UPDATE]", "[CREATE, PATCH]"),
+    );
+    let o = podmut(&["coverage", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.yaml"), "names the file: {err}");
+    assert!(
+        err.contains("webhooks[0].rules[0].operations[1]: Unsupported value: \"PATCH\""),
+        "{err}"
+    );
+    let o = podmut(&["coverage", "--pod-labels", "novalue", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,0 +1,138 @@
+//! A deliberately misbehaving implementation of podmut's `policy` world, for testing how hosts
+//! survive guest failures. It is a test artifact: never embedded, shipped or published.
+//!
+//! Built for `wasm32-wasip2` it is the component. Natively (what host tests depend on) it is a
+//! library holding that component's bytes in [`COMPONENT`]: `build.rs` builds this same crate for
+//! wasm32 with a nested cargo.
+//!
+//! `admission.review` looks for a marker anywhere in the AdmissionReview text (tests put it in the
+//! Pod's name):
+//!
+//! | marker                      | behaviour                                           |
+//! |-----------------------------|-----------------------------------------------------|
+//! | `podmut-misbehave-panic`    | panics (a trap, with the message on stderr)         |
+//! | `podmut-misbehave-loop`     | spins forever (the epoch deadline must stop it)     |
+//! | `podmut-misbehave-oom`      | allocates until memory runs out                     |
+//! | `podmut-misbehave-garbage`  | returns text that is not an AdmissionReview         |
+//! | `podmut-misbehave-wrong-uid`| returns a response for another request's uid        |
+//! | anything else               | allows the request, echoing its uid                 |
+//!
+//! Every other function answers `not-implemented`.
+
+#[cfg(not(target_arch = "wasm32"))]
+/// The misbehaving component (`wasm32-wasip2`), built by `build.rs`.
+pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut_misbehave.wasm"));
+
+#[cfg(target_arch = "wasm32")]
+#[allow(
+    unsafe_code,
+    reason = "wit-bindgen's export! glue expands to unsafe extern functions"
+)]
+mod guest {
+    #[allow(missing_docs, unreachable_pub, reason = "wit-bindgen generated code")]
+    mod bindings {
+        wit_bindgen::generate!({
+            path: "../../wit",
+            world: "policy",
+        });
+        use super::Component;
+        export!(Component);
+    }
+
+    use bindings::exports::podmut::policy::{admission, node, validate};
+    use bindings::podmut::policy::types;
+
+    struct Component;
+
+    fn not_implemented<T>() -> Result<T, types::InputError> {
+        Err(types::InputError::NotImplemented(
+            "podmut-misbehave implements admission.review only".into(),
+        ))
+    }
+
+    impl validate::Guest for Component {
+        fn check(
+            _old: Option<String>,
+            _new: String,
+            _sub: types::Subresource,
+            _settings: String,
+        ) -> Result<types::Verdict, types::InputError> {
+            not_implemented()
+        }
+    }
+
+    impl node::Guest for Component {
+        fn qos(_pod: String, _options: node::QosOptions) -> Result<types::QosClass, types::InputError> {
+            not_implemented()
+        }
+        fn allocate(_request: String) -> Result<node::AllocationDecision, types::InputError> {
+            not_implemented()
+        }
+        fn retry_order(_pending: String) -> Result<Vec<String>, types::InputError> {
+            not_implemented()
+        }
+        fn probe_plan(
+            _old: String,
+            _new: String,
+            _settings: String,
+        ) -> Result<Vec<node::ProbeAction>, types::InputError> {
+            not_implemented()
+        }
+        fn container_statuses(_request: String) -> Result<String, types::InputError> {
+            not_implemented()
+        }
+    }
+
+    #[allow(clippy::panic, reason = "panicking on request is this component's purpose")]
+    impl admission::Guest for Component {
+        fn review(review: String, _settings: String) -> Result<String, types::InputError> {
+            if review.contains("podmut-misbehave-panic") {
+                panic!("podmut-misbehave: deliberate panic");
+            }
+            if review.contains("podmut-misbehave-loop") {
+                let mut n: u64 = 0;
+                loop {
+                    n = std::hint::black_box(n.wrapping_add(1));
+                }
+            }
+            if review.contains("podmut-misbehave-oom") {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1; 1 << 20]);
+                    std::hint::black_box(&hoard);
+                }
+            }
+            if review.contains("podmut-misbehave-garbage") {
+                return Ok("this is not an AdmissionReview".into());
+            }
+            let value: serde_json::Value = serde_json::from_str(&review).map_err(|e| {
+                types::InputError::Malformed(types::InputProblem {
+                    input: "admission-review".into(),
+                    message: e.to_string(),
+                })
+            })?;
+            let uid = if review.contains("podmut-misbehave-wrong-uid") {
+                "not-the-request-uid".to_owned()
+            } else {
+                value
+                    .pointer("/request/uid")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            Ok(serde_json::json!({
+                "apiVersion": "admission.k8s.io/v1",
+                "kind": "AdmissionReview",
+                "response": {"uid": uid, "allowed": true},
+            })
+            .to_string())
+        }
+
+        fn coverage(
+            _configs: String,
+            _scope: Option<admission::CoverageScope>,
+        ) -> Result<admission::CoverageReport, types::InputError> {
+            not_implemented()
+        }
+    }
+}
