@@ -652,10 +652,14 @@ status:
             origins(&pending, &new),
             ["dynamic/pod-running", "dynamic/pod-initialized"]
         );
-        let mut deleting = old;
-        deleting.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+        // The REST strategy copies the stored deletionTimestamp into the new object; do the same.
+        let stamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
             Default::default(),
         ));
+        let mut deleting = old;
+        deleting.metadata.deletion_timestamp.clone_from(&stamp);
+        let mut new = new;
+        new.metadata.deletion_timestamp = stamp;
         assert_eq!(origins(&deleting, &new), ["dynamic/deletion-timestamp"]);
     }
 

@@ -39,8 +39,8 @@ pub mod resize;
 pub mod semantic;
 pub mod settings;
 pub mod status_update;
-pub mod subresource;
 pub mod statuses;
+pub mod subresource;
 pub mod validation;
 
 pub use allocation::{AllocationDecision, Outcome, allocate_document, retry_order_document};

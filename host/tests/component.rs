@@ -77,15 +77,26 @@ fn every_call_gets_a_fresh_instance_and_the_same_answer() {
 }
 
 #[test]
-fn unfinished_functions_say_not_implemented() {
-    // Functions later issues fill must say so explicitly, never return a fake answer.
+fn node_functions_name_what_is_missing_through_the_component() {
+    // Every node function is implemented in the component: bad input gets an input error that
+    // names the missing piece, never "not implemented" and never a fabricated answer.
     let rt = runtime();
-    for r in [
-        rt.allocate("{}").err(),
-        rt.container_statuses("{}").err(),
-        rt.retry_order("[]").err(),
-    ] {
-        let e = r.expect("an error").to_string();
-        assert!(e.contains("not implemented"), "{e}");
+    let cases = [
+        ("allocate", rt.allocate("{}").err().map(|e| e.to_string()), "node"),
+        (
+            "container-statuses",
+            rt.container_statuses("{}").err().map(|e| e.to_string()),
+            "pod",
+        ),
+        (
+            "retry-order",
+            rt.retry_order("[]").err().map(|e| e.to_string()),
+            "request object",
+        ),
+    ];
+    for (name, err, needle) in cases {
+        let e = err.unwrap_or_else(|| panic!("{name}: expected an input error"));
+        assert!(!e.contains("not implemented"), "{name}: {e}");
+        assert!(e.contains(needle), "{name}: error does not name `{needle}`: {e}");
     }
 }

@@ -34,8 +34,8 @@ use serde_json::{Value, json};
 
 pub mod allocate;
 pub mod check;
-pub mod probes;
 pub mod coverage;
+pub mod probes;
 pub mod qos;
 pub mod statuses;
 

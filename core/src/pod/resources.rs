@@ -600,7 +600,10 @@ pub fn validate_pod_resources(
         .collect();
     let req_path = path.child("requests");
     for (name, ctr) in aggregate_containers(spec, |r| r.requests.as_ref()) {
-        let pod = pod_requests.get(&name).copied().unwrap_or(Quantity::ZERO);
+        // Upstream skips resources without a (non-zero) pod-level request.
+        let Some(pod) = pod_requests.get(&name).copied().filter(|q| *q != Quantity::ZERO) else {
+            continue;
+        };
         if ctr > pod {
             errs.push(
                 FieldError::invalid(

@@ -270,6 +270,12 @@ mod tests {
                 dry_run: false,
             })
             .inc();
+        // A family without series is not encoded at all, so observe one latency.
+        m.duration
+            .get_or_create(&SubresourceLabels {
+                subresource: SubresourceLabel::dynamic,
+            })
+            .observe(0.002);
         m.fail(FailureReason::timeout);
         m.reject(RejectionReason::too_large);
         let text = m.encode();
@@ -278,6 +284,7 @@ mod tests {
             r#"podmut_component_failures_total{reason="timeout"} 1"#,
             r#"podmut_http_rejections_total{reason="too_large"} 1"#,
             "# TYPE podmut_admission_request_duration_seconds histogram",
+            r#"podmut_admission_request_duration_seconds_count{subresource="dynamic"} 1"#,
             "podmut_in_flight_requests 0",
         ] {
             assert!(text.contains(needle), "missing {needle} in\n{text}");

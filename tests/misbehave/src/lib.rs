@@ -68,14 +68,14 @@ mod guest {
         fn allocate(_request: String) -> Result<node::AllocationDecision, types::InputError> {
             not_implemented()
         }
-        fn retry_order(_pending: String) -> Result<Vec<String>, types::InputError> {
+        fn retry_order(_pending: String) -> Result<node::RetryPlan, types::InputError> {
             not_implemented()
         }
         fn probe_plan(
             _old: String,
             _new: String,
             _settings: String,
-        ) -> Result<Vec<node::ProbeAction>, types::InputError> {
+        ) -> Result<node::ProbeReconciliation, types::InputError> {
             not_implemented()
         }
         fn container_statuses(_request: String) -> Result<String, types::InputError> {
