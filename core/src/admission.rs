@@ -320,7 +320,7 @@ mod tests {
             "a\nb".into(),
             "ok".into(),
         ]);
-        assert_eq!(out, vec![long.clone(), "ok".to_owned()]);
+        assert_eq!(out, vec![long, "ok".to_owned()]);
         // Over the total: every warning cut to 256 runes (on rune boundaries), later ones dropped.
         let many: Vec<String> = (0..40).map(|i| format!("{i:02}{}", "é".repeat(1000))).collect();
         let out = limit_warnings(&many);

@@ -55,7 +55,7 @@ pub(crate) fn handle(request: &IncomingRequest, out: ResponseOutparam) {
             out,
             400,
             "text/plain",
-            &"podmut: admission-review: the body is not UTF-8 text\n".to_owned(),
+            "podmut: admission-review: the body is not UTF-8 text\n",
         );
     };
     match podmut_core::admission::review(&text, &settings) {

@@ -143,10 +143,6 @@ impl validate::Guest for Component {
     }
 }
 
-fn not_implemented<T>(what: &str) -> Result<T, types::InputError> {
-    Err(types::InputError::NotImplemented(what.to_owned()))
-}
-
 impl node::Guest for Component {
     fn qos(pod: String, options: node::QosOptions) -> Result<types::QosClass, types::InputError> {
         podmut_core::qos_document(&pod, options.apply_defaults, options.always_compute)

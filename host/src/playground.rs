@@ -146,10 +146,9 @@ pub fn serve(addr: &str, source: AssetSource, on_listen: impl FnOnce(SocketAddr)
         on_listen(listener.local_addr()?);
         let source = Arc::new(source);
         loop {
-            let (stream, _) = match listener.accept().await {
-                Ok(conn) => conn,
-                // A refused or reset connection is the client's problem, not the server's.
-                Err(_) => continue,
+            // A refused or reset connection is the client's problem, not the server's.
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
             };
             let source = source.clone();
             tokio::spawn(async move {

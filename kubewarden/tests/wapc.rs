@@ -250,7 +250,7 @@ fn pod(containers: &[&str]) -> Value {
 }
 
 /// Kubewarden's `validate` payload for an UPDATE on `sub`.
-fn payload(sub: &str, old: &Value, new: &Value, settings: Value) -> Vec<u8> {
+fn payload(sub: &str, old: &Value, new: &Value, settings: &Value) -> Vec<u8> {
     let request = json!({
         "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
         "kind": {"group": "", "version": "v1", "kind": "Pod"},
@@ -319,7 +319,7 @@ fn the_kubewarden_policy_runs_in_a_wapc_host() {
     let out = host
         .call(
             "validate",
-            &payload("", &pod(&["a"]), &pod(&["a", "b"]), json!({})),
+            &payload("", &pod(&["a"]), &pod(&["a", "b"]), &json!({})),
         )
         .unwrap();
     let denied: Value = serde_json::from_slice(&out).unwrap();
@@ -335,7 +335,7 @@ fn the_kubewarden_policy_runs_in_a_wapc_host() {
 
     // ...an unchanged update is accepted...
     let out = host
-        .call("validate", &payload("", &pod(&["a"]), &pod(&["a"]), json!({})))
+        .call("validate", &payload("", &pod(&["a"]), &pod(&["a"]), &json!({})))
         .unwrap();
     let accepted: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(accepted["accepted"], true, "{accepted}");

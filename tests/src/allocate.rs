@@ -33,8 +33,8 @@ fn summary(
     outcome: &str,
     reason: &str,
     message: &str,
-    pending: Value,
-    changes: Vec<Value>,
+    pending: &Value,
+    changes: &[Value],
     pod: &Value,
 ) -> Value {
     json!({
@@ -70,7 +70,14 @@ fn native(c: &Case) -> Value {
                 .map(|c| json!({"kind": c.kind.as_str(), "container": c.container, "detail": c.detail}))
                 .collect();
             let pod = serde_json::to_value(&d.allocated_pod).unwrap_or(Value::Null);
-            summary(d.outcome.as_str(), &d.reason, &d.message, pending, changes, &pod)
+            summary(
+                d.outcome.as_str(),
+                &d.reason,
+                &d.message,
+                &pending,
+                &changes,
+                &pod,
+            )
         }
         Err(e) => input_error(e.to_string()),
     }
@@ -94,8 +101,8 @@ fn wasm_summary(d: &AllocationDecision) -> Value {
         podmut::output::outcome_name(d.outcome),
         &d.reason,
         &d.message,
-        pending,
-        changes,
+        &pending,
+        &changes,
         &pod,
     )
 }

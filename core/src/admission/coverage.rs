@@ -102,7 +102,7 @@ pub fn coverage_values(items: Vec<Value>, scope: &Scope) -> Result<CoverageRepor
     let mut ignored = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         match Object::decode(item, i)? {
-            Decoded::Object(o) => objects.push(o),
+            Decoded::Object(o) => objects.push(*o),
             Decoded::Ignored(what) => ignored.push(what),
         }
     }
@@ -225,7 +225,7 @@ enum Object {
 }
 
 enum Decoded {
-    Object(Object),
+    Object(Box<Object>),
     Ignored(String),
 }
 
@@ -265,7 +265,7 @@ impl Object {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version.as_str()));
         if group != GROUP {
             let label = if name.is_empty() {
-                kind.clone()
+                kind
             } else {
                 format!("{kind}/{name}")
             };
@@ -403,7 +403,7 @@ impl Object {
                 })
             }
         };
-        Ok(Decoded::Object(object))
+        Ok(Decoded::Object(Box::new(object)))
     }
 }
 
@@ -637,11 +637,7 @@ fn exact_or_wildcard(items: &[String], requested: &str) -> bool {
 
 /// `rules.Matcher.Matches` for a namespaced Pod request against `group/version`.
 fn rule_matches_as(rule: &Rule, req: &Request<'_>, group: &str, version: &str) -> bool {
-    let scope = match rule.scope.as_deref() {
-        None | Some("*") => true,
-        Some("Namespaced") => true,
-        _ => false,
-    };
+    let scope = matches!(rule.scope.as_deref(), None | Some("*" | "Namespaced"));
     let operation = rule.operations.iter().any(|o| o == "*" || o == req.op.as_str());
     let resource = rule.resources.iter().any(|r| {
         let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));

@@ -211,13 +211,13 @@ async fn validate(State(w): State<Webhook>, headers: HeaderMap, body: Body) -> R
     let ms = elapsed.as_secs_f64() * 1000.0;
     match verdict {
         Verdict::allowed => {
-            tracing::debug!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review")
+            tracing::debug!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review");
         }
         Verdict::denied => {
-            tracing::info!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review")
+            tracing::info!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review");
         }
         _ => {
-            tracing::warn!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review not judged; denied")
+            tracing::warn!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review not judged; denied");
         }
     }
     json_response(StatusCode::OK, body)
@@ -232,18 +232,16 @@ async fn evaluate(
 ) -> (Verdict, String) {
     let uid = info.uid.as_str();
     let queue_timeout = w.options().queue_timeout;
-    let permit = match tokio::time::timeout(queue_timeout, evaluator.permits.clone().acquire_owned()).await {
-        Ok(Ok(p)) => p,
-        // Timed out, or the semaphore was closed (never done): overloaded either way.
-        _ => {
-            let msg = format!(
-                "podmut is overloaded: no worker was free within {queue_timeout:?}; the request is denied (podmut fails closed), retry"
-            );
-            return (
-                Verdict::overloaded,
-                review::deny(uid, 429, "TooManyRequests", &msg, Some(1)),
-            );
-        }
+    // Timed out, or the semaphore was closed (never done): overloaded either way.
+    let Ok(Ok(permit)) = tokio::time::timeout(queue_timeout, evaluator.permits.clone().acquire_owned()).await
+    else {
+        let msg = format!(
+            "podmut is overloaded: no worker was free within {queue_timeout:?}; the request is denied (podmut fails closed), retry"
+        );
+        return (
+            Verdict::overloaded,
+            review::deny(uid, 429, "TooManyRequests", &msg, Some(1)),
+        );
     };
     let runtime = evaluator.runtime.clone();
     let settings = w.shared.settings.clone();

@@ -343,7 +343,7 @@ pub fn spawn_reloader(
                 Ok(false) => continue,
                 Ok(true) => tracing::info!("TLS certificate reloaded"),
                 Err(e) => {
-                    tracing::warn!(error = %e, "TLS files changed but cannot be used yet; keeping the previous certificate")
+                    tracing::warn!(error = %e, "TLS files changed but cannot be used yet; keeping the previous certificate");
                 }
             }
             on_reload(&result);
