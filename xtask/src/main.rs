@@ -7,8 +7,8 @@
 //! - `lint`         rustfmt check; clippy -D warnings natively and for wasm32-wasip2 (core, guest)
 //! - `test`         every test: `cargo test --workspace`, then the playground in Chromium
 //! - `ci`           setup, lint, test: what `.ci/run` runs
-//! - `demo`         build the CLI, check the example Pod changes in `policies/examples/`, then start
-//!                  the webhook with `--self-signed` and send it the same changes over HTTPS
+//! - `demo`         build the CLI, check the example Pod changes in `policies/examples/`, then
+//!   start the webhook with `--self-signed` and send it the same changes over HTTPS
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
 //! - `bless`        rewrite conformance expectations from the native results
 //!
