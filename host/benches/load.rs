@@ -15,6 +15,7 @@
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
+    clippy::panic,
     reason = "a benchmark tool: failing loudly is fine"
 )]
 

@@ -64,7 +64,7 @@ fn native(c: &Case) -> Value {
                 .resize_pending
                 .as_ref()
                 .map_or(Value::Null, |p| serde_json::to_value(p).unwrap_or(Value::Null));
-            let changes = d
+            let changes: Vec<Value> = d
                 .changes
                 .iter()
                 .map(|c| json!({"kind": c.kind.as_str(), "container": c.container, "detail": c.detail}))
@@ -91,7 +91,7 @@ fn wasm_summary(d: &AllocationDecision) -> Value {
         }
         v
     });
-    let changes = d
+    let changes: Vec<Value> = d
         .changes
         .iter()
         .map(|c| json!({"kind": c.kind, "container": c.container, "detail": c.detail}))
