@@ -334,9 +334,12 @@ function renderProbes(oldText, newText) {
   }
   const r = call(() => podmut.node.probePlan(oldText, newText, ''));
   if (r.err) return notAvailable(ui.probes, r);
-  const acting = r.ok.filter((a) => a.action !== 'none');
+  const plan = r.ok;
+  const acting = plan.actions.filter((a) => a.action !== 'none');
   if (acting.length === 0) {
-    ui.probes.textContent = 'no probe worker changes';
+    ui.probes.textContent = plan.reconciled
+      ? 'no probe worker changes'
+      : `no probe reconciliation: ${plan.reason}`;
     return;
   }
   const table = document.createElement('table');
@@ -373,7 +376,9 @@ function renderAllocation(oldPod, newPod) {
   strong.textContent = outcome.charAt(0).toUpperCase() + outcome.slice(1);
   p.append(strong, d.message ? ` — ${d.message}` : '');
   const list = document.createElement('ul');
-  for (const c of d.changes ?? []) li(list, [c]);
+  for (const c of d.changes ?? []) {
+    li(list, [code(c.kind), c.container ? ` ${c.container}` : '', c.detail ? `: ${c.detail}` : '']);
+  }
   ui.allocation.replaceChildren(p, list);
 }
 

@@ -130,6 +130,15 @@ describe('playground in Chromium', { skip }, () => {
     await page.selectOption('[data-testid=subresource]', 'resize');
     await page.fill('[data-testid=old]', POD(['a']));
     await page.fill('[data-testid=new]', POD(['a', 'shared']));
+    // The page re-judges and rewrites the link ~120 ms after typing: wait for the link to carry
+    // the new Pod (decoded in the page), not just for any verdict.
+    await page.waitForFunction(() => {
+      const h = document.querySelector('[data-testid=share-link]').getAttribute('href') ?? '';
+      const v = new URLSearchParams(h.slice(1)).get('new');
+      if (!v) return false;
+      const b64 = v.replace(/-/g, '+').replace(/_/g, '/');
+      try { return new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))).includes('"shared"'); } catch { return false; }
+    }, null, { timeout: 10_000 });
     await verdictMatches(page, /allowed|denied|cannot judge/);
     const href = await page.getAttribute('[data-testid=share-link]', 'href');
     const params = new URLSearchParams(href.slice(1));
@@ -168,6 +177,17 @@ describe('playground in Chromium', { skip }, () => {
       const text = await verdictMatches(page, /allowed|denied|cannot judge/);
       assert.doesNotMatch(text, /component failed/, `${id}: ${text}`);
     }
+    // The node panels run the component's node functions on the stories.
+    await page.selectOption('[data-testid=example]', 'relax-liveness');
+    assert.match(await verdictMatches(page, /allowed/), /allowed/);
+    const probes = await page.textContent('[data-testid=probes]');
+    assert.match(probes, /liveness/, `probe plan: ${probes}`);
+    assert.match(probes, /update/, `probe plan: ${probes}`);
+    await page.selectOption('[data-testid=example]', 'warm-pool-add');
+    assert.match(await verdictMatches(page, /allowed/), /allowed/);
+    const allocation = await page.textContent('[data-testid=allocation]');
+    assert.match(allocation, /^(Allocated|Deferred|Infeasible)/, `allocation: ${allocation}`);
+    assert.match(allocation, /add-container/, `allocation: ${allocation}`);
     await page.selectOption('[data-testid=example]', 'add-on-main-resource');
     assert.match(await verdictMatches(page, /denied/), /denied/);
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
