@@ -15,8 +15,10 @@
 //!
 //! - `--rate R`: open loop instead: R requests per second on a fixed schedule spread over the
 //!   connections; latency counts from each request's scheduled send time, so a server that falls
-//!   behind shows in the percentiles (no coordinated omission), and `sentLate` counts requests
-//!   that could not be sent on time (all connections busy).
+//!   behind shows in the percentiles (no coordinated omission); `sentLate` counts requests sent
+//!   more than 1 ms after their slot (tokio's timer has 1 ms resolution, so a busy machine shows
+//!   many), `notSent` the slots of the measured window never sent because every connection was
+//!   still waiting for an answer: then the server's `/metrics` are the record.
 //! - `--fault-share F --fault-kinds panic,loop`: that share of requests (evenly spread) carries a
 //!   `podmut-misbehave-KIND` label, which makes the misbehaving test component (tests/misbehave)
 //!   trap, spin past its deadline, ...; per class the report gives latency and every outcome. A
@@ -373,7 +375,10 @@ impl Mix {
 fn with_marker(body: &[u8], marker: &str) -> Bytes {
     let mut v: Value = serde_json::from_slice(body).expect("--fault-share needs a JSON AdmissionReview body");
     for which in ["object", "oldObject"] {
-        if let Some(meta) = v.pointer_mut(&format!("/request/{which}/metadata")).and_then(Value::as_object_mut) {
+        if let Some(meta) = v
+            .pointer_mut(&format!("/request/{which}/metadata"))
+            .and_then(Value::as_object_mut)
+        {
             let labels = meta.entry("labels").or_insert_with(|| json!({}));
             if let Some(labels) = labels.as_object_mut() {
                 labels.insert("podmut-fault".into(), json!(marker));
@@ -395,8 +400,12 @@ fn outcome(status: u16, body: &[u8]) -> String {
         Some(true) => "allowed".into(),
         Some(false) => format!(
             "denied {} {}",
-            v.pointer("/response/status/code").and_then(Value::as_u64).unwrap_or(0),
-            v.pointer("/response/status/reason").and_then(Value::as_str).unwrap_or("-")
+            v.pointer("/response/status/code")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            v.pointer("/response/status/reason")
+                .and_then(Value::as_str)
+                .unwrap_or("-")
         ),
         None => "HTTP 200, no response.allowed".into(),
     }
@@ -562,7 +571,11 @@ async fn sample_rss(
     use std::io::Write as _;
     let mut file = out.map(|p| {
         let mut f = std::fs::File::create(&p).unwrap_or_else(|e| panic!("create {}: {e}", p.display()));
-        writeln!(f, "# seconds\trss_kib\trequests\terrors\t(pid {pid}, every {:?})", every).expect("write samples");
+        writeln!(
+            f,
+            "# seconds\trss_kib\trequests\terrors\t(pid {pid}, every {every:?})"
+        )
+        .expect("write samples");
         f
     });
     let mut samples = Vec::new();
@@ -749,6 +762,14 @@ async fn main() {
         "errors": all.errors,
         "sentLate": all.late,
     });
+    // Open loop: requests whose slot fell in the measured window but that were never sent
+    // because every connection was still busy when the run ended.
+    let not_sent = args
+        .rate
+        .map(|r| ((r * secs).floor() as u64).saturating_sub(total));
+    if let Some(n) = not_sent {
+        result["notSent"] = json!(n);
+    }
     if let (Some(r), Value::Object(o)) = (stats(&mut overall, secs).as_object(), &mut result) {
         for (k, v) in r {
             o.insert(k.clone(), v.clone());
@@ -780,7 +801,11 @@ async fn main() {
     if args.json {
         println!("{result}");
     } else {
-        let label = if args.label.is_empty() { "load" } else { &args.label };
+        let label = if args.label.is_empty() {
+            "load"
+        } else {
+            &args.label
+        };
         let mode = match args.rate {
             Some(r) => format!("rate={r}/s c={}", args.concurrency),
             None => format!("c={}", args.concurrency),
@@ -796,7 +821,11 @@ async fn main() {
             result["p99Ms"],
             result["maxMs"],
             if args.rate.is_some() {
-                format!(", {} sent >1 ms late", all.late)
+                format!(
+                    ", {} sent >1 ms late, {} never sent (connections busy)",
+                    all.late,
+                    not_sent.unwrap_or(0)
+                )
             } else {
                 String::new()
             }
@@ -805,7 +834,12 @@ async fn main() {
             for (name, c) in &classes {
                 println!(
                     "  {name:<26} {} ok ({} /s), p50 {} ms, p99 {} ms, max {} ms; outcomes {}",
-                    c["requests"], c["throughputPerSecond"], c["p50Ms"], c["p99Ms"], c["maxMs"], c["outcomes"]
+                    c["requests"],
+                    c["throughputPerSecond"],
+                    c["p50Ms"],
+                    c["p99Ms"],
+                    c["maxMs"],
+                    c["outcomes"]
                 );
             }
         }
