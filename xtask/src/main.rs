@@ -54,7 +54,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test: [--concurrency N] [--duration 10s] [--containers N] [--http2] [--wasmtime-serve COMPONENT.wasm]\n  bless        rewrite conformance expectations from native results"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results"
     );
 }
 
@@ -470,90 +470,200 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
+const LOAD_HELP: &str = "cargo xtask load [OPTIONS]: webhook load test on loopback (release build)
+
+Starts `podmut serve --self-signed` (HTTPS) and drives it with the load generator
+(host/benches/load.rs; its own options: `cargo bench -p podmut --bench load -- --help`).
+Results go to stdout; files to <target>/podmut-load/.
+
+  --concurrency N          connections (default 16)
+  --sweep 1,4,16,64        run once per concurrency instead (same server)
+  --rate R                 open loop: R requests/s in total on a fixed schedule (default: closed loop)
+  --duration 10s           measured time per run (after a 2 s warm-up)
+  --soak 10m               one long run: --duration 10m, the server's VmRSS sampled every 10 s
+                           into podmut-load/soak-rss.tsv, /metrics reported at the end
+  --containers N           main containers in the generated Pod (default 8)
+  --http2                  HTTP/2 instead of HTTP/1.1
+  --workers N              podmut serve --workers (default 2 = the CPUs here)
+  --deadline D             podmut serve --deadline (default 2s)
+  --policy FILE.wasm       serve this component instead of the embedded one
+  --misbehave              serve the misbehaving test component (tests/misbehave, built here)
+  --fault-share F          share of requests (0..1) carrying a fault marker (needs --misbehave)
+  --fault-kinds panic,loop fault kinds used in turn (panic, loop, oom, garbage)
+  --wasmtime-serve C.wasm  also run every load against `wasmtime serve -S cli C.wasm` (plain
+                           HTTP), interleaved with podmut run by run, in the same invocation
+  --json                   one JSON object per run";
+
 /// Load test over HTTPS on loopback: build podmut and the load generator, start
-/// `podmut serve --self-signed`, drive it, stop it. `--wasmtime-serve COMPONENT.wasm` also runs the
-/// same load over plain HTTP against `wasmtime serve` (needs the `wasmtime` CLI and a component
-/// exporting `wasi:http/incoming-handler`).
+/// `podmut serve --self-signed`, drive it, stop it. See [`LOAD_HELP`].
 fn load(extra: &[String]) -> Result {
-    let concurrency = flag(extra, "--concurrency").unwrap_or("16");
-    let duration = flag(extra, "--duration").unwrap_or("10s");
+    if extra.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{LOAD_HELP}");
+        return Ok(());
+    }
+    let soak = flag(extra, "--soak");
+    let duration = soak.or_else(|| flag(extra, "--duration")).unwrap_or("10s");
     let containers = flag(extra, "--containers").unwrap_or("8");
     let workers = flag(extra, "--workers").unwrap_or("2");
-    let http2 = extra.iter().any(|a| a == "--http2");
+    let deadline = flag(extra, "--deadline").unwrap_or("2s");
+    let rate = flag(extra, "--rate");
+    let fault_share = flag(extra, "--fault-share");
+    let fault_kinds = flag(extra, "--fault-kinds");
+    let has = |name: &str| extra.iter().any(|a| a == name);
+    let http2 = has("--http2");
+    let sweep: Vec<String> = match flag(extra, "--sweep") {
+        Some(list) => list.split(',').map(|c| c.trim().to_owned()).collect(),
+        None => vec![flag(extra, "--concurrency").unwrap_or("16").to_owned()],
+    };
     let mut build = cargo();
     build.args(["build", "--release", "--package", "podmut"]);
     run(build)?;
     let bin = target_dir().join("release").join("podmut");
+    let policy = if has("--misbehave") {
+        Some(build_misbehave()?)
+    } else {
+        flag(extra, "--policy").map(PathBuf::from)
+    };
+    if fault_share.is_some() && policy.is_none() {
+        eprintln!("xtask: note: --fault-share without --misbehave: the real component ignores the markers");
+    }
     let client = build_load_tool()?;
     let out = target_dir().join("podmut-load");
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let ca = out.join("ca.pem");
     let _ = std::fs::remove_file(&ca);
-    let addr = free_addr("127.0.0.1:0");
-    let mut server = Command::new(&bin)
-        .args([
-            "serve",
-            "--self-signed",
-            "--addr",
-            &addr,
-            "--workers",
-            workers,
-            "--log-level",
-            "warn",
-            "--ca-out",
-        ])
-        .arg(&ca)
+    let addr = ephemeral_addr()?;
+    let mut serve = Command::new(&bin);
+    serve.args([
+        "serve",
+        "--self-signed",
+        "--addr",
+        &addr,
+        "--workers",
+        workers,
+        "--deadline",
+        deadline,
+        "--log-level",
+        "error",
+        "--ca-out",
+    ]);
+    serve.arg(&ca);
+    if let Some(p) = &policy {
+        serve.arg("--policy").arg(p);
+    }
+    eprintln!("$ {}", describe(&serve));
+    let mut server = serve
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
-    let base = |c: &mut Command| {
-        c.args([
-            "--concurrency",
-            concurrency,
-            "--duration",
-            duration,
-            "--containers",
-            containers,
-        ]);
-        if http2 {
-            c.arg("--http2");
-        }
-    };
+    let mut wasmtime = None;
     let result = (|| -> Result {
         wait_for_file(&ca, &mut server)?;
-        let mut c = Command::new(&client);
-        c.args([
-            "--url",
-            &format!("https://{addr}/validate"),
-            "--wait-ready",
-            "--label",
-            "podmut-serve-https",
-        ])
-        .arg("--ca")
-        .arg(&ca);
-        base(&mut c);
-        run(c)
+        let ws_addr = match flag(extra, "--wasmtime-serve") {
+            Some(component) => {
+                let ws_addr = ephemeral_addr()?;
+                let mut c = Command::new("wasmtime");
+                c.args(["serve", "-S", "cli", "--addr", &ws_addr, component]);
+                eprintln!("$ {}", describe(&c));
+                wasmtime = Some(c.spawn().map_err(|e| {
+                    format!("cannot start `wasmtime serve` (is the wasmtime CLI installed?): {e}")
+                })?);
+                wait_for_port(&ws_addr)?;
+                Some(ws_addr)
+            }
+            None => None,
+        };
+        for concurrency in &sweep {
+            let base = |c: &mut Command, label: &str| {
+                c.args([
+                    "--concurrency",
+                    concurrency,
+                    "--duration",
+                    duration,
+                    "--containers",
+                    containers,
+                    "--label",
+                    label,
+                ]);
+                for (name, value) in [
+                    ("--rate", rate),
+                    ("--fault-share", fault_share),
+                    ("--fault-kinds", fault_kinds),
+                ] {
+                    if let Some(v) = value {
+                        c.args([name, v]);
+                    }
+                }
+                if http2 {
+                    c.arg("--http2");
+                }
+                if has("--json") {
+                    c.arg("--json");
+                }
+            };
+            let mut c = Command::new(&client);
+            c.args(["--url", &format!("https://{addr}/validate"), "--wait-ready"])
+                .arg("--ca")
+                .arg(&ca);
+            base(&mut c, "podmut-serve-https");
+            if soak.is_some() || fault_share.is_some() {
+                c.arg("--metrics-after");
+            }
+            if soak.is_some() {
+                c.args(["--rss-pid", &server.id().to_string(), "--sample-every", "10s"])
+                    .arg("--samples-out")
+                    .arg(out.join("soak-rss.tsv"));
+            }
+            run(c)?;
+            if let Some(ws_addr) = &ws_addr {
+                let mut c = Command::new(&client);
+                c.args(["--url", &format!("http://{ws_addr}/validate")]);
+                base(&mut c, "wasmtime-serve-http");
+                run(c)?;
+            }
+        }
+        Ok(())
     })();
     stop_gracefully(&mut server);
-    result?;
-    if let Some(component) = flag(extra, "--wasmtime-serve") {
-        let addr = free_addr("127.0.0.1:0");
-        let mut ws = Command::new("wasmtime")
-            .args(["serve", "-S", "cli", "--addr", &addr, component])
-            .spawn()
-            .map_err(|e| format!("cannot start `wasmtime serve` (is the wasmtime CLI installed?): {e}"))?;
-        std::thread::sleep(std::time::Duration::from_secs(2));
-        let mut c = Command::new(&client);
-        c.args([
-            "--url",
-            &format!("http://{addr}/validate"),
-            "--label",
-            "wasmtime-serve-http",
-        ]);
-        base(&mut c);
-        let r = run(c);
+    if let Some(mut ws) = wasmtime {
         let _ = ws.kill();
         let _ = ws.wait();
-        r?;
     }
-    Ok(())
+    result
+}
+
+/// A free loopback address with a port chosen by the kernel.
+fn ephemeral_addr() -> Result<String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.to_string())
+        .map_err(|e| format!("cannot find a free port: {e}"))
+}
+
+/// Wait (up to 120 s: `wasmtime serve` compiles the component first) until `addr` accepts TCP.
+fn wait_for_port(addr: &str) -> Result {
+    for _ in 0..1200 {
+        if std::net::TcpStream::connect(addr).is_ok() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Err(format!("nothing listens on {addr} after 120 s"))
+}
+
+/// Build the misbehaving test component (tests/misbehave) and return its path.
+fn build_misbehave() -> Result<PathBuf> {
+    let mut c = cargo();
+    c.args([
+        "build",
+        "--package",
+        "podmut-misbehave",
+        "--target",
+        "wasm32-wasip2",
+        "--release",
+    ]);
+    run(c)?;
+    Ok(target_dir()
+        .join("wasm32-wasip2")
+        .join("release")
+        .join("podmut_misbehave.wasm"))
 }
