@@ -791,7 +791,7 @@ fn apply(docs: &mut [Value], m: &Mutation) {
                 return;
             };
             let mut pods = Vec::new();
-            find_pods(d, String::new(), &mut pods);
+            find_pods(d, "", &mut pods);
             let Some(ptr) = pick_index(pods.len(), *pod).and_then(|i| pods.get(i)) else {
                 return;
             };
@@ -803,23 +803,23 @@ fn apply(docs: &mut [Value], m: &Mutation) {
 }
 
 /// JSON pointers of the Pod-like objects (with `spec.containers`) in `v`, at most 8.
-fn find_pods(v: &Value, at: String, out: &mut Vec<String>) {
+fn find_pods(v: &Value, at: &str, out: &mut Vec<String>) {
     if out.len() >= 8 {
         return;
     }
     match v {
         Value::Object(o) => {
             if o.get("spec").and_then(|s| s.get("containers")).is_some() {
-                out.push(at.clone());
+                out.push(at.to_owned());
             }
             for (k, child) in o {
                 let key = k.replace('~', "~0").replace('/', "~1");
-                find_pods(child, format!("{at}/{key}"), out);
+                find_pods(child, &format!("{at}/{key}"), out);
             }
         }
         Value::Array(a) => {
             for (i, child) in a.iter().enumerate() {
-                find_pods(child, format!("{at}/{i}"), out);
+                find_pods(child, &format!("{at}/{i}"), out);
             }
         }
         _ => {}
