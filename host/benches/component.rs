@@ -110,7 +110,11 @@ fn runtime(pooling: bool) -> Runtime {
 /// Every path must give the same, allowed answer before it is timed.
 fn assert_allowed(response: &str) {
     let v: Value = serde_json::from_str(response).expect("response JSON");
-    assert_eq!(v.pointer("/response/allowed"), Some(&Value::Bool(true)), "{response}");
+    assert_eq!(
+        v.pointer("/response/allowed"),
+        Some(&Value::Bool(true)),
+        "{response}"
+    );
 }
 
 fn bench_review(c: &mut Criterion) {
@@ -143,9 +147,14 @@ fn bench_check(c: &mut Criterion) {
     let (old, new) = pods(5);
     let rt = runtime(true);
     let mut inst = rt.instance().expect("instance");
-    let v = podmut_core::check_documents(Some(&old), &new, podmut_core::Subresource::None, "").expect("native");
+    let v =
+        podmut_core::check_documents(Some(&old), &new, podmut_core::Subresource::None, "").expect("native");
     assert!(v.allowed, "{:?}", v.errors);
-    assert!(rt.check(Some(&old), &new, Subresource::None, "").expect("fresh").allowed);
+    assert!(
+        rt.check(Some(&old), &new, Subresource::None, "")
+            .expect("fresh")
+            .allowed
+    );
 
     let mut g = c.benchmark_group("check");
     g.bench_function("native", |b| {
@@ -155,10 +164,16 @@ fn bench_check(c: &mut Criterion) {
         });
     });
     g.bench_function("component-fresh-pooling", |b| {
-        b.iter(|| rt.check(Some(black_box(&old)), &new, Subresource::None, "").expect("fresh"));
+        b.iter(|| {
+            rt.check(Some(black_box(&old)), &new, Subresource::None, "")
+                .expect("fresh")
+        });
     });
     g.bench_function("component-reused", |b| {
-        b.iter(|| inst.check(Some(black_box(&old)), &new, Subresource::None, "").expect("reused"));
+        b.iter(|| {
+            inst.check(Some(black_box(&old)), &new, Subresource::None, "")
+                .expect("reused")
+        });
     });
     g.finish();
 }
@@ -205,9 +220,18 @@ fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Vec<u8> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
     let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -241,7 +265,10 @@ fn bench_cli(c: &mut Criterion) {
                 c.args(["run", "-C", "cache=y", "-S", "http"]).arg(&wasm);
                 c
             };
-            assert_allowed(&String::from_utf8_lossy(&run_with_stdin(&mut cmd(), text.as_bytes())));
+            assert_allowed(&String::from_utf8_lossy(&run_with_stdin(
+                &mut cmd(),
+                text.as_bytes(),
+            )));
             g.bench_function("wasmtime-run", |b| {
                 b.iter(|| run_with_stdin(&mut cmd(), text.as_bytes()));
             });

@@ -29,7 +29,10 @@ fn corpus(name: &str) -> Vec<Vec<u8>> {
         .map(|e| e.expect("dir entry").path())
         .collect();
     files.sort();
-    let seeds: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("read seed")).collect();
+    let seeds: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read seed"))
+        .collect();
     assert!(!seeds.is_empty(), "{}: no seeds", dir.display());
     seeds
 }
@@ -51,7 +54,13 @@ fn inputs(target: Target, rng: &mut XorShift) -> Vec<Vec<u8>> {
 }
 
 fn describe(g: &Generated) -> String {
-    format!("{:?} sub={:?} settings={}\n{}", g.target, g.sub, g.settings, g.docs.join("\n---\n"))
+    format!(
+        "{:?} sub={:?} settings={}\n{}",
+        g.target,
+        g.sub,
+        g.settings,
+        g.docs.join("\n---\n")
+    )
 }
 
 #[test]
@@ -67,11 +76,21 @@ fn generated_inputs_never_trap_in_the_component() {
             let sub = podmut::output::parse_subresource(g.sub.as_str()).unwrap_or(types::Subresource::None);
             let result: Result<(), CallError> = match target {
                 Target::Check => {
-                    let (old, new) = if g.docs.len() < 2 { (None, doc(0)) } else { (Some(doc(0)), doc(1)) };
+                    let (old, new) = if g.docs.len() < 2 {
+                        (None, doc(0))
+                    } else {
+                        (Some(doc(0)), doc(1))
+                    };
                     rt.check(old, new, sub, &g.settings).map(drop)
                 }
                 Target::Qos => rt
-                    .qos(doc(0), types::QosOptions { apply_defaults: g.apply_defaults, always_compute: g.always_compute })
+                    .qos(
+                        doc(0),
+                        types::QosOptions {
+                            apply_defaults: g.apply_defaults,
+                            always_compute: g.always_compute,
+                        },
+                    )
                     .map(drop),
                 Target::Allocate => rt.allocate(doc(0)).map(drop),
                 Target::Probes => rt.probe_plan(doc(0), doc(1), &g.settings).map(drop),

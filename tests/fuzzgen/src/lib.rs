@@ -120,7 +120,11 @@ pub fn fallback_pod() -> Value {
 pub fn seeds_from_case(area: &str, case: &Value) -> Vec<(Target, Seed)> {
     let get = |k: &str| case.get(k).cloned().filter(|v| !v.is_null());
     let settings = get("settings").unwrap_or(Value::Null);
-    let sub = case.get("subresource").and_then(Value::as_str).unwrap_or("none").to_owned();
+    let sub = case
+        .get("subresource")
+        .and_then(Value::as_str)
+        .unwrap_or("none")
+        .to_owned();
     let seed = |docs: Vec<Value>, options: Value| Seed {
         docs,
         sub: sub.clone(),
@@ -131,15 +135,25 @@ pub fn seeds_from_case(area: &str, case: &Value) -> Vec<(Target, Seed)> {
         "qos" => get("pod")
             .map(|p| {
                 let no_defaults = case.get("noDefaults").and_then(Value::as_bool).unwrap_or(false);
-                let always = settings.get("alwaysCompute").and_then(Value::as_bool).unwrap_or(false);
+                let always = settings
+                    .get("alwaysCompute")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
                 vec![(
                     Target::Qos,
-                    seed(vec![p], json!({"applyDefaults": !no_defaults, "alwaysCompute": always})),
+                    seed(
+                        vec![p],
+                        json!({"applyDefaults": !no_defaults, "alwaysCompute": always}),
+                    ),
                 )]
             })
             .unwrap_or_default(),
-        "allocate" => get("request").map(|r| vec![(Target::Allocate, seed(vec![r], Value::Null))]).unwrap_or_default(),
-        "statuses" => get("request").map(|r| vec![(Target::Statuses, seed(vec![r], Value::Null))]).unwrap_or_default(),
+        "allocate" => get("request")
+            .map(|r| vec![(Target::Allocate, seed(vec![r], Value::Null))])
+            .unwrap_or_default(),
+        "statuses" => get("request")
+            .map(|r| vec![(Target::Statuses, seed(vec![r], Value::Null))])
+            .unwrap_or_default(),
         "coverage" => match get("request") {
             Some(Value::Object(o)) if o.contains_key("configs") => {
                 let configs = o.get("configs").cloned().unwrap_or(Value::Null);
@@ -202,7 +216,11 @@ pub fn seeds_from_cases(cases_dir: &Path) -> Result<BTreeMap<Target, Vec<(String
         .collect();
     areas.sort();
     for area_dir in areas {
-        let area = area_dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        let area = area_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
         let mut files: Vec<_> = std::fs::read_dir(&area_dir)
             .map_err(|e| format!("{}: {e}", area_dir.display()))?
             .filter_map(Result::ok)
@@ -212,10 +230,13 @@ pub fn seeds_from_cases(cases_dir: &Path) -> Result<BTreeMap<Target, Vec<(String
         files.sort();
         for file in files {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let case: Value = serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            let case: Value =
+                serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
             let stem = file.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
             for (target, seed) in seeds_from_case(&area, &case) {
-                out.entry(target).or_default().push((format!("{area}-{stem}"), seed));
+                out.entry(target)
+                    .or_default()
+                    .push((format!("{area}-{stem}"), seed));
             }
         }
     }
@@ -256,8 +277,25 @@ const TEXTS: &[&str] = &[
 
 /// Quantities worth trying.
 const QUANTITIES: &[&str] = &[
-    "0", "1", "100m", "250m", "0.5", "1e3", "64Mi", "1Gi", "1.5Gi", "1Ki", "-1", "1e100", "9223372036854775807",
-    "0.000000001", "1m", "1n", "1Ei", "abc", "",
+    "0",
+    "1",
+    "100m",
+    "250m",
+    "0.5",
+    "1e3",
+    "64Mi",
+    "1Gi",
+    "1.5Gi",
+    "1Ki",
+    "-1",
+    "1e100",
+    "9223372036854775807",
+    "0.000000001",
+    "1m",
+    "1n",
+    "1Ei",
+    "abc",
+    "",
 ];
 
 /// Settings keys the edits touch (dotted: `featureGates.X`).
@@ -296,7 +334,9 @@ impl Text {
 }
 
 fn pick<'a>(list: &[&'a str], i: u8) -> &'a str {
-    list.get(usize::from(i) % list.len().max(1)).copied().unwrap_or_default()
+    list.get(usize::from(i) % list.len().max(1))
+        .copied()
+        .unwrap_or_default()
 }
 
 /// A JSON value to put somewhere.
@@ -639,7 +679,9 @@ pub fn split_input(data: &[u8]) -> (Option<Seed>, &[u8]) {
     match data.iter().position(|b| *b == 0) {
         Some(at) => {
             let (head, rest) = data.split_at(at);
-            let seed = serde_json::from_slice::<Value>(head).ok().and_then(|v| Seed::from_json(&v));
+            let seed = serde_json::from_slice::<Value>(head)
+                .ok()
+                .and_then(|v| Seed::from_json(&v));
             (seed, rest.get(1..).unwrap_or_default())
         }
         None => (None, data),
@@ -667,7 +709,9 @@ pub fn fallback_seed(target: Target) -> Seed {
     let docs = match target {
         Target::Check | Target::Probes => vec![pod.clone(), pod],
         Target::Qos => vec![pod],
-        Target::Allocate => vec![json!({"pod": pod, "node": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})],
+        Target::Allocate => {
+            vec![json!({"pod": pod, "node": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})]
+        }
         Target::Statuses => vec![json!({"pod": pod})],
         Target::Review => vec![admission_review(Some(&pod), &pod, "none")],
         Target::Coverage => vec![json!([])],
@@ -697,7 +741,10 @@ pub fn generate(target: Target, seed: &Seed, plan: &Plan) -> Generated {
             SubChoice::Other(t) => t.value(),
         };
         if target == Target::Review
-            && let Some(req) = docs.first_mut().and_then(|d| d.get_mut("request")).and_then(Value::as_object_mut)
+            && let Some(req) = docs
+                .first_mut()
+                .and_then(|d| d.get_mut("request"))
+                .and_then(Value::as_object_mut)
         {
             req.insert("subResource".into(), json!(sub_name));
         }
@@ -720,13 +767,20 @@ pub fn generate(target: Target, seed: &Seed, plan: &Plan) -> Generated {
         target,
         docs: docs.iter().map(render).collect(),
         sub,
-        settings: if settings.is_null() { String::new() } else { render(&settings) },
+        settings: if settings.is_null() {
+            String::new()
+        } else {
+            render(&settings)
+        },
         apply_defaults: option("applyDefaults", true) ^ (plan.flip & 1 == 1),
         always_compute: option("alwaysCompute", false) ^ (plan.flip & 2 == 2),
         scope: podmut_core::admission::Scope {
             namespace_labels: labels(&scope_value, "namespaceLabels"),
             pod_labels: labels(&scope_value, "podLabels"),
-            pod_name: scope_value.get("podName").and_then(Value::as_str).map(str::to_owned),
+            pod_name: scope_value
+                .get("podName")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         },
     }
 }
@@ -965,7 +1019,11 @@ fn container_op(pod: &mut Value, list: List, index: u8, op: &ContainerOp) {
         ContainerOp::Image(t) => {
             c.insert("image".into(), json!(t.value()));
         }
-        ContainerOp::Resource { limit, name, quantity } => {
+        ContainerOp::Resource {
+            limit,
+            name,
+            quantity,
+        } => {
             let res = c.entry("resources").or_insert_with(|| json!({}));
             set_dotted(
                 res,

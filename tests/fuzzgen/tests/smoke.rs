@@ -13,7 +13,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use podmut_fuzzgen::{Generated, Seed, Target, XorShift, generate_from_bytes, run_native, run_raw, split_input};
+use podmut_fuzzgen::{
+    Generated, Seed, Target, XorShift, generate_from_bytes, run_native, run_raw, split_input,
+};
 
 /// Generated inputs per entry point, natively.
 const NATIVE_PER_TARGET: usize = 300;
@@ -30,7 +32,10 @@ fn corpus(name: &str) -> Vec<Vec<u8>> {
         .map(|e| e.expect("dir entry").path())
         .collect();
     files.sort();
-    let seeds: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).expect("read seed")).collect();
+    let seeds: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read seed"))
+        .collect();
     assert!(!seeds.is_empty(), "{}: no seeds", dir.display());
     seeds
 }
@@ -52,7 +57,13 @@ fn inputs(target: Target, rng: &mut XorShift) -> Vec<Vec<u8>> {
 }
 
 fn describe(g: &Generated) -> String {
-    format!("{:?} sub={:?} settings={}\n{}", g.target, g.sub, g.settings, g.docs.join("\n---\n"))
+    format!(
+        "{:?} sub={:?} settings={}\n{}",
+        g.target,
+        g.sub,
+        g.settings,
+        g.docs.join("\n---\n")
+    )
 }
 
 #[test]
@@ -60,8 +71,13 @@ fn corpus_seeds_parse() {
     for target in Target::ALL {
         for seed in corpus(target.name()) {
             let (parsed, _) = split_input(&seed);
-            let parsed: Seed = parsed.unwrap_or_else(|| panic!("{}: a seed that does not parse", target.name()));
-            assert!(!parsed.docs.is_empty(), "{}: a seed without documents", target.name());
+            let parsed: Seed =
+                parsed.unwrap_or_else(|| panic!("{}: a seed that does not parse", target.name()));
+            assert!(
+                !parsed.docs.is_empty(),
+                "{}: a seed without documents",
+                target.name()
+            );
         }
     }
 }
@@ -84,7 +100,12 @@ fn generated_inputs_never_panic_natively() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} panics; first:\n{}", failures.len(), failures[0]);
+    assert!(
+        failures.is_empty(),
+        "{} panics; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
     assert!(
         mutated > Target::ALL.len() * NATIVE_PER_TARGET / 2,
         "only {mutated} inputs differ from their seed: the generator hardly mutates"
@@ -123,6 +144,10 @@ fn raw_parser_inputs_never_panic() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} panics; first:\n{}", failures.len(), failures[0]);
+    assert!(
+        failures.is_empty(),
+        "{} panics; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
 }
-
