@@ -260,7 +260,7 @@ fn bench_cli(c: &mut Criterion) {
     });
     match wasmtime_on_path() {
         Some(wasmtime) => {
-            let mut cmd = || {
+            let cmd = || {
                 let mut c = Command::new(&wasmtime);
                 c.args(["run", "-C", "cache=y", "-S", "http"]).arg(&wasm);
                 c
