@@ -293,11 +293,8 @@ impl Runtime {
         &self.inner.options
     }
 
-    /// Run `f` against a fresh instance, mapping traps, timeouts and memory exhaustion.
-    fn call<R>(
-        &self,
-        f: impl FnOnce(&Policy, &mut Store<HostState>) -> wasmtime::Result<R>,
-    ) -> Result<R, HostError> {
+    /// A new store (empty WASI context, stderr captured, memory cap, epoch deadline armed).
+    fn new_store(&self) -> (Store<HostState>, MemoryOutputPipe) {
         let opts = &self.inner.options;
         let stderr = MemoryOutputPipe::new(STDERR_CAPTURE);
         let wasi = WasiCtx::builder()
@@ -309,14 +306,42 @@ impl Runtime {
         let state = HostState::new(wasi, opts.memory_limit);
         let mut store = Store::new(&self.inner.engine, state);
         store.limiter(|s| &mut s.limiter);
-        let ticks = opts.deadline.as_millis().div_ceil(EPOCH_TICK.as_millis()).max(1);
-        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+        store.set_epoch_deadline(deadline_ticks(opts.deadline));
+        (store, stderr)
+    }
+
+    /// Run `f` against a fresh instance, mapping traps, timeouts and memory exhaustion.
+    fn call<R>(
+        &self,
+        f: impl FnOnce(&Policy, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        let opts = &self.inner.options;
+        let (mut store, stderr) = self.new_store();
         let policy = self
             .inner
             .pre
             .instantiate(&mut store)
             .map_err(|e| classify(&e, &store, &stderr, opts))?;
         f(&policy, &mut store).map_err(|e| classify(&e, &store, &stderr, opts))
+    }
+
+    /// One instance kept for several calls ([`Instance`]): no per-call instantiation, but state
+    /// (linear memory, a trap) carries over between calls. The webhook and the CLI use a fresh
+    /// instance per call; this is for benchmarks and trusted batch use.
+    pub fn instance(&self) -> Result<Instance, HostError> {
+        let opts = &self.inner.options;
+        let (mut store, stderr) = self.new_store();
+        let policy = self
+            .inner
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| classify(&e, &store, &stderr, opts))?;
+        Ok(Instance {
+            runtime: self.clone(),
+            store,
+            policy,
+            stderr,
+        })
     }
 
     /// `validate.check`.
@@ -387,6 +412,58 @@ impl Runtime {
         let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs, scope))?;
         r.map_err(CallError::Input)
     }
+}
+
+/// A component instance reused across calls (see [`Runtime::instance`]). Each call re-arms the
+/// epoch deadline; after a trap the instance is poisoned and every later call fails.
+pub struct Instance {
+    runtime: Runtime,
+    store: Store<HostState>,
+    policy: Policy,
+    stderr: MemoryOutputPipe,
+}
+
+impl std::fmt::Debug for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Instance")
+            .field("runtime", &self.runtime)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Instance {
+    fn call<R>(
+        &mut self,
+        f: impl FnOnce(&Policy, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
+        let opts = &self.runtime.inner.options;
+        self.store.set_epoch_deadline(deadline_ticks(opts.deadline));
+        f(&self.policy, &mut self.store).map_err(|e| classify(&e, &self.store, &self.stderr, opts))
+    }
+
+    /// `validate.check` on this instance.
+    pub fn check(
+        &mut self,
+        old: Option<&str>,
+        new: &str,
+        sub: types::Subresource,
+        settings: &str,
+    ) -> Result<types::Verdict, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_validate().call_check(s, old, new, sub, settings))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `admission.review` on this instance.
+    pub fn review(&mut self, review: &str, settings: &str) -> Result<String, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_admission().call_review(s, review, settings))?;
+        r.map_err(CallError::Input)
+    }
+}
+
+/// The epoch deadline, in ticks, for a wall-clock budget.
+fn deadline_ticks(deadline: Duration) -> u64 {
+    let ticks = deadline.as_millis().div_ceil(EPOCH_TICK.as_millis()).max(1);
+    u64::try_from(ticks).unwrap_or(u64::MAX)
 }
 
 /// Tell a timeout or memory exhaustion from any other trap.

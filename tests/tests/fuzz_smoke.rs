@@ -1,0 +1,108 @@
+//! The component half of the fuzz smoke (`cargo xtask test`): a sample of the inputs the native
+//! smoke (`tests/fuzzgen/tests/smoke.rs`) generates goes through the podmut component, where no
+//! call may trap, time out or run out of memory (input errors and denials are answers).
+#![allow(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test: failing loudly is the point"
+)]
+
+use std::path::{Path, PathBuf};
+
+use podmut_fuzzgen::{Generated, Target, XorShift, generate_from_bytes};
+
+/// Generated inputs per entry point.
+const NATIVE_PER_TARGET: usize = 300;
+/// Of those, how many go through the component.
+const WASM_PER_TARGET: usize = 6;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus")
+}
+
+/// The seed files of one corpus directory, sorted by name.
+fn corpus(name: &str) -> Vec<Vec<u8>> {
+    let dir = corpus_dir().join(name);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    files.sort();
+    let seeds: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(f).expect("read seed"))
+        .collect();
+    assert!(!seeds.is_empty(), "{}: no seeds", dir.display());
+    seeds
+}
+
+/// Input `i` of `target`: a corpus seed followed by PRNG bytes for the mutation plan.
+fn inputs(target: Target, rng: &mut XorShift) -> Vec<Vec<u8>> {
+    let seeds = corpus(target.name());
+    (0..NATIVE_PER_TARGET)
+        .map(|i| {
+            let mut input = seeds.get(i % seeds.len()).cloned().unwrap_or_default();
+            // Every tenth input replays its seed unchanged; the rest mutate it.
+            if i % 10 != 0 {
+                let len = 8 + usize::try_from(rng.next_u64() % 400).unwrap_or(0);
+                input.extend(rng.bytes(len));
+            }
+            input
+        })
+        .collect()
+}
+
+fn describe(g: &Generated) -> String {
+    format!(
+        "{:?} sub={:?} settings={}\n{}",
+        g.target,
+        g.sub,
+        g.settings,
+        g.docs.join("\n---\n")
+    )
+}
+
+#[test]
+fn generated_inputs_never_trap_in_the_component() {
+    use podmut::{CallError, types};
+    let rt = podmut_conformance::runtime();
+    let mut rng = XorShift::new(0x5eed);
+    let mut calls = 0;
+    for target in Target::ALL {
+        for input in inputs(target, &mut rng).into_iter().take(WASM_PER_TARGET) {
+            let g = generate_from_bytes(target, &input);
+            let doc = |i: usize| g.docs.get(i).map(String::as_str).unwrap_or_default();
+            let sub = podmut::output::parse_subresource(g.sub.as_str()).unwrap_or(types::Subresource::None);
+            let result: Result<(), CallError> = match target {
+                Target::Check => {
+                    let (old, new) = if g.docs.len() < 2 {
+                        (None, doc(0))
+                    } else {
+                        (Some(doc(0)), doc(1))
+                    };
+                    rt.check(old, new, sub, &g.settings).map(drop)
+                }
+                Target::Qos => rt
+                    .qos(
+                        doc(0),
+                        types::QosOptions {
+                            apply_defaults: g.apply_defaults,
+                            always_compute: g.always_compute,
+                        },
+                    )
+                    .map(drop),
+                Target::Allocate => rt.allocate(doc(0)).map(drop),
+                Target::Probes => rt.probe_plan(doc(0), doc(1), &g.settings).map(drop),
+                Target::Statuses => rt.container_statuses(doc(0)).map(drop),
+                Target::Review => rt.review(doc(0), &g.settings).map(drop),
+                Target::Coverage => rt.coverage(doc(0)).map(drop),
+            };
+            if let Err(CallError::Host(e)) = result {
+                panic!("the component failed as a program ({e}) on:\n{}", describe(&g));
+            }
+            calls += 1;
+        }
+    }
+    assert_eq!(calls, Target::ALL.len() * WASM_PER_TARGET);
+}
