@@ -8,59 +8,15 @@
     reason = "a test: failing loudly is the point"
 )]
 
-use std::path::{Path, PathBuf};
-
-use podmut_fuzzgen::{Generated, Target, XorShift, generate_from_bytes};
+use podmut_fuzzgen::{Target, XorShift, describe, generate_from_bytes};
 
 /// Generated inputs per entry point.
 const NATIVE_PER_TARGET: usize = 300;
 /// Of those, how many go through the component.
 const WASM_PER_TARGET: usize = 6;
 
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus")
-}
-
-/// The seed files of one corpus directory, sorted by name.
-fn corpus(name: &str) -> Vec<Vec<u8>> {
-    let dir = corpus_dir().join(name);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .collect();
-    files.sort();
-    let seeds: Vec<Vec<u8>> = files
-        .iter()
-        .map(|f| std::fs::read(f).expect("read seed"))
-        .collect();
-    assert!(!seeds.is_empty(), "{}: no seeds", dir.display());
-    seeds
-}
-
-/// Input `i` of `target`: a corpus seed followed by PRNG bytes for the mutation plan.
 fn inputs(target: Target, rng: &mut XorShift) -> Vec<Vec<u8>> {
-    let seeds = corpus(target.name());
-    (0..NATIVE_PER_TARGET)
-        .map(|i| {
-            let mut input = seeds.get(i % seeds.len()).cloned().unwrap_or_default();
-            // Every tenth input replays its seed unchanged; the rest mutate it.
-            if i % 10 != 0 {
-                let len = 8 + usize::try_from(rng.next_u64() % 400).unwrap_or(0);
-                input.extend(rng.bytes(len));
-            }
-            input
-        })
-        .collect()
-}
-
-fn describe(g: &Generated) -> String {
-    format!(
-        "{:?} sub={:?} settings={}\n{}",
-        g.target,
-        g.sub,
-        g.settings,
-        g.docs.join("\n---\n")
-    )
+    podmut_fuzzgen::smoke_inputs(target, rng, NATIVE_PER_TARGET).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -1180,3 +1180,58 @@ impl XorShift {
         out
     }
 }
+
+/// The committed seed corpus (`fuzz/corpus/`).
+pub fn corpus_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus")
+}
+
+/// The seed files of one corpus directory (`fuzz/corpus/<name>/`), sorted by file name.
+///
+/// Fails with a message naming the directory when it cannot be read or holds no seeds.
+pub fn corpus(name: &str) -> Result<Vec<Vec<u8>>, String> {
+    let dir = corpus_dir().join(name);
+    let mut files = std::fs::read_dir(&dir)
+        .and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    files.sort();
+    let seeds = files
+        .iter()
+        .map(|f| std::fs::read(f).map_err(|e| format!("{}: {e}", f.display())))
+        .collect::<Result<Vec<_>, _>>()?;
+    if seeds.is_empty() {
+        return Err(format!("{}: no seeds", dir.display()));
+    }
+    Ok(seeds)
+}
+
+/// `count` smoke inputs for `target`: corpus seeds in turn, each followed by PRNG bytes for the
+/// mutation plan (every tenth input replays its seed unchanged).
+pub fn smoke_inputs(target: Target, rng: &mut XorShift, count: usize) -> Result<Vec<Vec<u8>>, String> {
+    let seeds = corpus(target.name())?;
+    Ok((0..count)
+        .map(|i| {
+            let mut input = seeds.get(i % seeds.len()).cloned().unwrap_or_default();
+            if i % 10 != 0 {
+                let len = 8 + usize::try_from(rng.next_u64() % 400).unwrap_or(0);
+                input.extend(rng.bytes(len));
+            }
+            input
+        })
+        .collect())
+}
+
+/// A generated input, readable in a failure message.
+pub fn describe(g: &Generated) -> String {
+    format!(
+        "{:?} sub={:?} settings={}\n{}",
+        g.target,
+        g.sub,
+        g.settings,
+        g.docs.join("\n---\n")
+    )
+}
