@@ -27,12 +27,37 @@ pub const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
 /// does not decode); every judgeable request gets a response.
 pub fn review(text: &str, settings_text: &str) -> Result<String, InputError> {
     let settings = Settings::parse(settings_text)?;
-    let response = review_value(
-        document::parse_text(text, "admission-review", settings.max_input_bytes)?,
-        &settings,
-    )?;
+    let response = match read_pod_review_directly(text, &settings) {
+        Some(req) => judge_pod_request(req, &settings)?,
+        None => review_value(
+            document::parse_text(text, "admission-review", settings.max_input_bytes)?,
+            &settings,
+        )?,
+    };
     serde_json::to_string(&response.into_review())
         .map_err(|e| InputError::malformed("admission-review", format!("cannot encode the response: {e}")))
+}
+
+/// The common case in one pass: a JSON AdmissionReview of a Pod that decodes straight into the
+/// typed review, without building a JSON value first (about half the parsing cost of a large Pod).
+///
+/// Anything else — YAML, numeric quantities, a hand-written review without `userInfo`, another
+/// resource, any decoding error — returns `None` and takes the general path through
+/// [`review_value`], which judges it the same way or names the problem.
+pub fn read_pod_review_directly(text: &str, settings: &Settings) -> Option<AdmissionRequest<Pod>> {
+    if text.len() as u64 > settings.max_input_bytes {
+        return None;
+    }
+    let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let review: AdmissionReview<Pod> = serde_json::from_str(trimmed).ok()?;
+    if review.types.api_version != "admission.k8s.io/v1" || review.types.kind != "AdmissionReview" {
+        return None;
+    }
+    let req: AdmissionRequest<Pod> = review.try_into().ok()?;
+    (req.kind.kind == "Pod" && req.resource.resource == "pods").then_some(req)
 }
 
 /// [`review`] on a parsed document, returning the kube-core response.
@@ -76,38 +101,47 @@ pub fn review_value(mut value: Value, settings: &Settings) -> Result<AdmissionRe
     let req: AdmissionRequest<Pod> = review
         .try_into()
         .map_err(|_| InputError::malformed(INPUT, "request: missing"))?;
+    judge_pod_request(req, settings)
+}
+
+/// Judge a decoded Pod request: route by subresource and operation, then answer.
+fn judge_pod_request(
+    mut req: AdmissionRequest<Pod>,
+    settings: &Settings,
+) -> Result<AdmissionResponse, InputError> {
+    const INPUT: &str = "admission-review";
     let response = AdmissionResponse::from(&req);
     let sub_name = req.sub_resource.as_deref().unwrap_or("");
     let Ok(sub) = sub_name.parse::<Subresource>() else {
         return Ok(unjudged(response, &format!("pods/{sub_name}"), settings));
-    };
-    let verdict = match req.operation {
-        Operation::Create if sub == Subresource::None => {
-            let object = req
-                .object
-                .as_ref()
-                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for CREATE"))?;
-            check(None, object, sub, settings)?
-        }
-        Operation::Update => {
-            let object = req
-                .object
-                .as_ref()
-                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for UPDATE"))?;
-            let old = req
-                .old_object
-                .as_ref()
-                .ok_or_else(|| InputError::malformed(INPUT, "request.oldObject: required for UPDATE"))?;
-            check(Some(old), object, sub, settings)?
-        }
-        // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
-        _ => return Ok(response),
     };
     let name = req
         .object
         .as_ref()
         .and_then(|p| p.metadata.name.clone())
         .unwrap_or_else(|| req.name.clone());
+    let verdict = match req.operation {
+        Operation::Create if sub == Subresource::None => {
+            let object = req
+                .object
+                .take()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for CREATE"))?;
+            check(None, object, sub, settings)?
+        }
+        Operation::Update => {
+            let object = req
+                .object
+                .take()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for UPDATE"))?;
+            let old = req
+                .old_object
+                .take()
+                .ok_or_else(|| InputError::malformed(INPUT, "request.oldObject: required for UPDATE"))?;
+            check(Some(old), object, sub, settings)?
+        }
+        // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
+        _ => return Ok(response),
+    };
     Ok(respond(response, &name, &verdict))
 }
 

@@ -6,6 +6,8 @@
 //! (type, field, origin) and never on message text.
 
 use std::fmt::{self, Write as _};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,9 +24,19 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(p.to_string(), "spec.containers[0].resources.limits[memory]");
 /// assert_eq!(Path::root().to_string(), "[]");
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// Like upstream's `*field.Path`, a path points at its parent: `child`, `index` and `key` allocate
+/// one new element and share the rest, so building the path of every field a rule visits stays
+/// cheap however deep it is (paths are built for every field, errors only for a few).
+#[derive(Clone, Debug, Default)]
 pub struct Path {
-    segments: Vec<Segment>,
+    last: Option<Arc<Element>>,
+}
+
+#[derive(Debug)]
+struct Element {
+    parent: Option<Arc<Element>>,
+    segment: Segment,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -36,9 +48,7 @@ enum Segment {
 impl Path {
     /// A root path named `name` (upstream `field.NewPath(name)`).
     pub fn new(name: &str) -> Self {
-        Self {
-            segments: vec![Segment::Name(name.to_owned())],
-        }
+        Self::default().push(Segment::Name(name.to_owned()))
     }
 
     /// The whole-object path `field.NewPath("")`, which upstream renders as `[]`.
@@ -49,25 +59,54 @@ impl Path {
     /// A child field (upstream `Child`).
     #[must_use]
     pub fn child(&self, name: &str) -> Self {
-        let mut p = self.clone();
-        p.segments.push(Segment::Name(name.to_owned()));
-        p
+        self.push(Segment::Name(name.to_owned()))
     }
 
     /// A list subscript (upstream `Index`).
     #[must_use]
     pub fn index(&self, i: usize) -> Self {
-        let mut p = self.clone();
-        p.segments.push(Segment::Subscript(i.to_string()));
-        p
+        self.push(Segment::Subscript(i.to_string()))
     }
 
     /// A map-key subscript (upstream `Key`).
     #[must_use]
     pub fn key(&self, k: &str) -> Self {
-        let mut p = self.clone();
-        p.segments.push(Segment::Subscript(k.to_owned()));
-        p
+        self.push(Segment::Subscript(k.to_owned()))
+    }
+
+    fn push(&self, segment: Segment) -> Self {
+        Self {
+            last: Some(Arc::new(Element {
+                parent: self.last.clone(),
+                segment,
+            })),
+        }
+    }
+
+    /// The segments from the root.
+    fn segments(&self) -> Vec<&Segment> {
+        let mut out = Vec::new();
+        let mut at = self.last.as_deref();
+        while let Some(e) = at {
+            out.push(&e.segment);
+            at = e.parent.as_deref();
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl PartialEq for Path {
+    fn eq(&self, other: &Self) -> bool {
+        self.segments() == other.segments()
+    }
+}
+
+impl Eq for Path {}
+
+impl Hash for Path {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.segments().hash(state);
     }
 }
 
@@ -75,7 +114,7 @@ impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Mirrors path.go String(): a named element after the first is preceded by a dot; an element
         // with an empty name is printed as a subscript (which is how the root "" becomes "[]").
-        for (i, seg) in self.segments.iter().enumerate() {
+        for (i, seg) in self.segments().into_iter().enumerate() {
             match seg {
                 Segment::Name(name) if !name.is_empty() => {
                     if i > 0 {

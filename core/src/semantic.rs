@@ -50,8 +50,11 @@ pub fn normalized<T: Serialize>(value: &T) -> Value {
 }
 
 /// `Semantic.DeepEqual(a, b)`.
-pub fn semantic_eq<T: Serialize>(a: &T, b: &T) -> bool {
-    normalized(a) == normalized(b)
+///
+/// Structurally equal values are semantically equal, so the typed comparison (no allocation)
+/// answers the common case; only values that differ structurally are normalised and compared.
+pub fn semantic_eq<T: Serialize + PartialEq>(a: &T, b: &T) -> bool {
+    a == b || normalized(a) == normalized(b)
 }
 
 fn normalize(v: Value, key: Option<&str>) -> Value {

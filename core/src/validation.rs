@@ -114,15 +114,15 @@ impl Verdict {
 
 /// Validate a Pod create (`old` is `None`) or update arriving on `sub`.
 ///
-/// Defaulting is applied to (copies of) both Pods first when `settings.apply_defaults` is set.
+/// Defaulting is applied to both Pods first when `settings.apply_defaults` is set (the Pods are
+/// taken by value so that defaulting needs no copy).
 pub fn check(
-    old: Option<&Pod>,
-    new: &Pod,
+    old: Option<Pod>,
+    new: Pod,
     sub: Subresource,
     settings: &Settings,
 ) -> Result<Verdict, InputError> {
-    let defaulted = |p: &Pod| {
-        let mut p = p.clone();
+    let defaulted = |mut p: Pod| {
         if settings.apply_defaults {
             apply_pod_defaults(&mut p, settings);
         }
@@ -179,7 +179,7 @@ pub fn check_documents(
         .map(|t| document::parse_pod(t, "old-pod", limit))
         .transpose()?;
     let new = document::parse_pod(new, "new-pod", limit)?;
-    check(old.as_ref(), &new, sub, &settings)
+    check(old, new, sub, &settings)
 }
 
 #[cfg(test)]

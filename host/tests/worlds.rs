@@ -290,7 +290,8 @@ fn the_component_imports_wasi_http_types_but_nothing_outgoing() {
 
 // ---- the real wasmtime CLI, when installed --------------------------------------------------
 
-/// The `wasmtime` binary on PATH, or `None` with a printed note (CI installs none).
+/// The `wasmtime` binary on PATH, or `None` with a printed note (`cargo xtask ci` provides one
+/// and sets `PODMUT_REQUIRE_WASMTIME=1`, which turns a missing CLI into a failure).
 fn wasmtime_cli() -> Option<std::path::PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
@@ -298,6 +299,11 @@ fn wasmtime_cli() -> Option<std::path::PathBuf> {
             .find(|p| p.is_file())
     });
     if found.is_none() {
+        // `cargo xtask ci` provides the CLI and requires these tests to run.
+        assert!(
+            std::env::var_os("PODMUT_REQUIRE_WASMTIME").is_none_or(|v| v != "1"),
+            "PODMUT_REQUIRE_WASMTIME=1 but no `wasmtime` on PATH"
+        );
         eprintln!(
             "NOTE: no `wasmtime` on PATH; skipping the real-CLI check \
              (install: cargo install wasmtime-cli@48.0.8 --locked)"

@@ -6,7 +6,7 @@
 //! - `kubewarden`   build the Kubewarden (waPC) policy module
 //! - `lint`         rustfmt check; clippy -D warnings natively and for wasm32-wasip2 (core, guest)
 //! - `test`         every test: `cargo test --workspace`, then the playground in Chromium
-//! - `ci`           setup, lint, test: what `.ci/run` runs
+//! - `ci`           setup (plus the wasmtime CLI the real-CLI tests need), lint, test: what `.ci/run` runs
 //! - `demo`         build the CLI, check the example Pod changes in `policies/examples/`, then
 //!   start the webhook with `--self-signed` and send it the same changes over HTTPS
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
@@ -32,8 +32,12 @@ fn main() -> ExitCode {
             .and_then(|()| kubewarden())
             .map(|p| println!("{}", p.display())),
         "lint" => setup().and_then(|()| lint()),
-        "test" => setup().and_then(|()| test(rest)),
-        "ci" => setup().and_then(|()| lint()).and_then(|()| test(rest)),
+        "test" => setup().and_then(|()| test(rest, None)),
+        "ci" => setup().and_then(|()| {
+            let wasmtime = wasmtime_cli()?;
+            lint()?;
+            test(rest, Some(&wasmtime))
+        }),
         "demo" => setup().and_then(|()| demo(rest)),
         "load" => setup().and_then(|()| load(rest)),
         "bless" => setup().and_then(|()| bless()),
@@ -54,7 +58,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2 and wasm32-unknown-unknown targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm32-wasip2)\n  test         every test\n  ci           setup (+ the wasmtime 48 CLI) + lint + test (what .ci/run runs)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results"
     );
 }
 
@@ -170,10 +174,51 @@ fn lint() -> Result {
     run(kubewarden)
 }
 
-fn test(extra: &[String]) -> Result {
+/// The wasmtime release the component is tested with (the workspace's wasmtime crates).
+const WASMTIME_CLI: &str = "48.0.8";
+
+/// The directory holding a `wasmtime` 48 CLI, for the tests that run the unmodified CLI on the
+/// component (`host/tests/worlds.rs`): the one on PATH when it is 48.x, else one installed with
+/// `cargo install wasmtime-cli@48.0.8 --locked` under the target dir (once; ~8 minutes on 2 cores).
+/// A bare `--locked` install would pick a release this toolchain cannot build.
+fn wasmtime_cli() -> Result<PathBuf> {
+    let on_path = Command::new("wasmtime").arg("--version").output();
+    if let Ok(out) = on_path
+        && String::from_utf8_lossy(&out.stdout).starts_with("wasmtime 48.")
+        && let Some(dir) = env::var_os("PATH")
+            .and_then(|paths| env::split_paths(&paths).find(|d| d.join("wasmtime").is_file()))
+    {
+        return Ok(dir);
+    }
+    let root = target_dir().join("wasmtime-cli");
+    let bin = root.join("bin");
+    if !bin.join("wasmtime").is_file() {
+        let mut c = cargo();
+        c.args([
+            "install",
+            &format!("wasmtime-cli@{WASMTIME_CLI}"),
+            "--locked",
+            "--root",
+        ])
+        .arg(&root)
+        .env("CARGO_TARGET_DIR", target_dir().join("wasmtime-cli-build"));
+        run(c)?;
+    }
+    Ok(bin)
+}
+
+/// Run every test. With `wasmtime` (a directory holding the wasmtime CLI) the real-CLI tests are
+/// required to run (`PODMUT_REQUIRE_WASMTIME=1`) instead of skipping when no CLI is found.
+fn test(extra: &[String], wasmtime: Option<&Path>) -> Result {
     // The playground assets first, so the podmut binary the tests build embeds them.
     let web_ready = web()?;
     let mut c = cargo();
+    if let Some(dir) = wasmtime {
+        let paths = env::var_os("PATH").unwrap_or_default();
+        let joined = env::join_paths(std::iter::once(dir.to_path_buf()).chain(env::split_paths(&paths)))
+            .map_err(|e| format!("cannot put {} on PATH: {e}", dir.display()))?;
+        c.env("PATH", joined).env("PODMUT_REQUIRE_WASMTIME", "1");
+    }
     // The guest is a cdylib for wasm32-wasip2 only: its component export names cannot be linked
     // natively (clippy still checks it natively and for wasm); its behaviour is tested through the
     // component in host/ and tests/.

@@ -1,0 +1,138 @@
+//! `admission::review` reads a JSON review of a Pod straight into the typed review (one pass) and
+//! everything else through a JSON value (YAML, numeric quantities, other resources). Both readings
+//! must give the same answer: every update and create fixture under `tests/cases/` is wrapped in an
+//! AdmissionReview and judged both ways, and each answer must agree with the fixture's own `check`.
+#![allow(
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test: failing loudly is the point"
+)]
+
+use podmut_core::Settings;
+use podmut_core::admission::{read_pod_review_directly, review, review_value};
+use podmut_core::document::parse_text;
+use serde_json::{Value, json};
+
+/// Fixture areas that are not `check` cases (see `podmut_conformance::area_for`).
+const NOT_CHECK_AREAS: &[&str] = &["qos", "allocate", "probes", "statuses", "coverage"];
+
+/// The API path each check subresource arrives on.
+fn sub_resource(sub: &str) -> Option<&'static str> {
+    Some(match sub {
+        "none" => "",
+        "dynamic" => "dynamic",
+        "ephemeralcontainers" => "ephemeralcontainers",
+        "resize" => "resize",
+        "status" => "status",
+        _ => return None,
+    })
+}
+
+fn wrap(case: &podmut_conformance::Case, sub: &str) -> Option<Value> {
+    let new = case.new.clone()?;
+    let op = if case.old.is_some() { "UPDATE" } else { "CREATE" };
+    if op == "CREATE" && !sub.is_empty() {
+        return None;
+    }
+    let mut request = json!({
+        "uid": "u-1",
+        "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        "resource": {"group": "", "version": "v1", "resource": "pods"},
+        "name": new.pointer("/metadata/name").cloned().unwrap_or(json!("pod")),
+        "namespace": "default",
+        "operation": op,
+        "userInfo": {"username": "test"},
+        "object": new,
+    });
+    if !sub.is_empty() {
+        request["subResource"] = json!(sub);
+    }
+    if let Some(old) = &case.old {
+        request["oldObject"] = old.clone();
+    }
+    Some(json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}))
+}
+
+fn general(text: &str, settings_text: &str) -> Result<String, String> {
+    let settings = Settings::parse(settings_text).map_err(|e| e.to_string())?;
+    let value = parse_text(text, "admission-review", settings.max_input_bytes).map_err(|e| e.to_string())?;
+    let response = review_value(value, &settings).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_string(&response.into_review()).unwrap())
+}
+
+#[test]
+fn direct_and_general_readings_agree_on_every_fixture() {
+    let cases = podmut_conformance::load_cases(&podmut_conformance::cases_dir()).unwrap();
+    let (mut compared, mut direct, mut denied) = (0, 0, 0);
+    for c in &cases {
+        if NOT_CHECK_AREAS.contains(&c.area.as_str()) {
+            continue;
+        }
+        let Some(sub) = sub_resource(&c.case.subresource) else {
+            continue;
+        };
+        let Some(doc) = wrap(&c.case, sub) else {
+            continue;
+        };
+        let settings = podmut_conformance::settings_text(&c.case);
+        let json_text = doc.to_string();
+        let yaml_text = serde_yaml_ng::to_string(&doc).unwrap();
+        let answer = review(&json_text, &settings).map_err(|e| e.to_string());
+        if Settings::parse(&settings).is_ok_and(|s| read_pod_review_directly(&json_text, &s).is_some()) {
+            direct += 1;
+        }
+        assert_eq!(
+            answer,
+            general(&json_text, &settings),
+            "{}: direct vs general reading",
+            c.name
+        );
+        assert_eq!(
+            answer,
+            review(&yaml_text, &settings).map_err(|e| e.to_string()),
+            "{}: JSON vs YAML review",
+            c.name
+        );
+        // The review's verdict is the fixture's own check verdict.
+        let expected = (podmut_conformance::check::AREA.native)(&c.case);
+        match (&answer, expected.get("allowed").and_then(Value::as_bool)) {
+            (Ok(text), Some(allowed)) => {
+                let out: Value = serde_json::from_str(text).unwrap();
+                assert_eq!(
+                    out["response"]["allowed"],
+                    json!(allowed),
+                    "{}: review vs check",
+                    c.name
+                );
+                assert_eq!(out["response"]["uid"], "u-1", "{}", c.name);
+                if !allowed {
+                    denied += 1;
+                    let causes = out["response"]["status"]["details"]["causes"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                    let fields: Vec<&str> = causes.iter().filter_map(|c| c["field"].as_str()).collect();
+                    for e in expected["errors"].as_array().into_iter().flatten() {
+                        let f = e["field"].as_str().unwrap_or_default();
+                        assert!(
+                            fields.contains(&f),
+                            "{}: cause at {f} missing from {fields:?}",
+                            c.name
+                        );
+                    }
+                }
+            }
+            (Err(_), None) => {}
+            (a, e) => panic!("{}: review gave {a:?}, check gave {expected} ({e:?})", c.name),
+        }
+        compared += 1;
+    }
+    eprintln!("{compared} fixtures judged both ways, {direct} read directly, {denied} denials");
+    assert!(compared > 300, "only {compared} fixtures were judged both ways");
+    assert!(
+        direct * 10 > compared * 8,
+        "only {direct} of {compared} reviews took the direct reading"
+    );
+    assert!(denied > 100, "only {denied} denials compared");
+}
