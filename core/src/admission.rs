@@ -45,14 +45,7 @@ pub fn review(text: &str, settings_text: &str) -> Result<String, InputError> {
 /// resource, any decoding error — returns `None` and takes the general path through
 /// [`review_value`], which judges it the same way or names the problem.
 pub fn read_pod_review_directly(text: &str, settings: &Settings) -> Option<AdmissionRequest<Pod>> {
-    if text.len() as u64 > settings.max_input_bytes {
-        return None;
-    }
-    let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if !trimmed.starts_with('{') {
-        return None;
-    }
-    let review: AdmissionReview<Pod> = serde_json::from_str(trimmed).ok()?;
+    let review: AdmissionReview<Pod> = document::read_json_directly(text, settings.max_input_bytes)?;
     if review.types.api_version != "admission.k8s.io/v1" || review.types.kind != "AdmissionReview" {
         return None;
     }

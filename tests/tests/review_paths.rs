@@ -1,7 +1,8 @@
-//! `admission::review` reads a JSON review of a Pod straight into the typed review (one pass) and
-//! everything else through a JSON value (YAML, numeric quantities, other resources). Both readings
-//! must give the same answer: every update and create fixture under `tests/cases/` is wrapped in an
-//! AdmissionReview and judged both ways, and each answer must agree with the fixture's own `check`.
+//! `admission::review` and `document::parse_pod` read JSON straight into the typed objects (one
+//! pass) and everything else through a JSON value (YAML, numeric quantities, other resources). Both
+//! readings must give the same answer: every update and create fixture under `tests/cases/` is
+//! wrapped in an AdmissionReview and judged both ways, and each answer must agree with the
+//! fixture's own `check`; every fixture Pod must decode to the same object both ways.
 #![allow(
     clippy::panic,
     clippy::unwrap_used,
@@ -11,7 +12,7 @@
 
 use podmut_core::Settings;
 use podmut_core::admission::{read_pod_review_directly, review, review_value};
-use podmut_core::document::parse_text;
+use podmut_core::document::{parse_pod, parse_text, pod_from_value, read_json_directly};
 use serde_json::{Value, json};
 
 /// Fixture areas that are not `check` cases (see `podmut_conformance::area_for`).
@@ -135,4 +136,31 @@ fn direct_and_general_readings_agree_on_every_fixture() {
         "only {direct} of {compared} reviews took the direct reading"
     );
     assert!(denied > 100, "only {denied} denials compared");
+}
+
+#[test]
+fn every_fixture_pod_decodes_the_same_directly_and_through_a_value() {
+    let cases = podmut_conformance::load_cases(&podmut_conformance::cases_dir()).unwrap();
+    let limit = Settings::default().max_input_bytes;
+    let (mut compared, mut direct) = (0, 0);
+    for c in &cases {
+        for pod in [&c.case.old, &c.case.new, &c.case.pod].into_iter().flatten() {
+            let json = pod.to_string();
+            let general = parse_text(&json, "pod", limit).and_then(|v| pod_from_value(v, "pod"));
+            let yaml = serde_yaml_ng::to_string(pod).unwrap();
+            let answer = parse_pod(&json, "pod", limit);
+            assert_eq!(answer, general, "{}: direct vs general decoding", c.name);
+            assert_eq!(answer, parse_pod(&yaml, "pod", limit), "{}: JSON vs YAML", c.name);
+            if read_json_directly::<k8s_openapi::api::core::v1::Pod>(&json, limit).is_some() {
+                direct += 1;
+            }
+            compared += 1;
+        }
+    }
+    eprintln!("{compared} fixture Pods decoded both ways, {direct} directly");
+    assert!(compared > 500, "only {compared} Pods compared");
+    assert!(
+        direct * 10 > compared * 8,
+        "only {direct} of {compared} Pods took the direct reading"
+    );
 }
