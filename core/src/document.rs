@@ -183,7 +183,7 @@ pub fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) ->
 ///
 /// This is the general path (YAML, numeric quantities, errors); JSON Pods and reviews usually take
 /// [`read_json_directly`] instead. A second, untracked decoding of the value here would be faster
-/// still but would add another copy of every k8s-openapi decoder to the component (+0.5 MB).
+/// still but would add another copy of every k8s-openapi decoder to the component (+0.9 MB).
 pub fn decode<T: DeserializeOwned>(value: Value, input: &str) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(|e| InputError::malformed(input, describe_path_error(&e)))
 }
