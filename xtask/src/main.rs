@@ -121,20 +121,22 @@ fn setup() -> Result {
 }
 
 fn build_guest() -> Result<PathBuf> {
+    build_component("podmut-guest", "podmut_guest.wasm")
+}
+
+/// `cargo build -p <package> --target wasm32-wasip2 --release`, returning the component's path.
+fn build_component(package: &str, file: &str) -> Result<PathBuf> {
     let mut c = cargo();
     c.args([
         "build",
         "--package",
-        "podmut-guest",
+        package,
         "--target",
         "wasm32-wasip2",
         "--release",
     ]);
     run(c)?;
-    Ok(target_dir()
-        .join("wasm32-wasip2")
-        .join("release")
-        .join("podmut_guest.wasm"))
+    Ok(target_dir().join("wasm32-wasip2").join("release").join(file))
 }
 
 fn lint() -> Result {
@@ -697,18 +699,5 @@ fn wait_for_port(addr: &str) -> Result {
 
 /// Build the misbehaving test component (tests/misbehave) and return its path.
 fn build_misbehave() -> Result<PathBuf> {
-    let mut c = cargo();
-    c.args([
-        "build",
-        "--package",
-        "podmut-misbehave",
-        "--target",
-        "wasm32-wasip2",
-        "--release",
-    ]);
-    run(c)?;
-    Ok(target_dir()
-        .join("wasm32-wasip2")
-        .join("release")
-        .join("podmut_misbehave.wasm"))
+    build_component("podmut-misbehave", "podmut_misbehave.wasm")
 }
