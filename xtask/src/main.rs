@@ -180,7 +180,7 @@ fn lint() -> Result {
 const WASMTIME_CLI: &str = "48.0.8";
 
 /// The directory holding a `wasmtime` 48 CLI, for the tests that run the unmodified CLI on the
-/// component (`host/tests/worlds.rs`): the one on PATH when it is 48.x, else one installed with
+/// component (`host/tests/it/worlds.rs`): the one on PATH when it is 48.x, else one installed with
 /// `cargo install wasmtime-cli@48.0.8 --locked` under the target dir (once; ~8 minutes on 2 cores).
 /// A bare `--locked` install would pick a release this toolchain cannot build.
 fn wasmtime_cli() -> Result<PathBuf> {

@@ -1,28 +1,12 @@
 //! The embedded component itself: what it imports and that its answers come through wasmtime.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: failing loudly is the point"
-)]
 
 use podmut::types::{QosOptions, Subresource};
-use podmut::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
 
-fn runtime() -> Runtime {
-    Runtime::load(
-        &ComponentSource::Embedded,
-        RuntimeOptions {
-            cache: CacheMode::Off,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-}
+use crate::support::embedded;
 
 #[test]
 fn imports_only_cli_io_and_the_standard_library_needs() {
-    let rt = runtime();
+    let rt = embedded();
     let engine = rt.engine();
     let component = wasmtime::component::Component::new(engine, podmut::runtime::EMBEDDED_COMPONENT).unwrap();
     let imports: Vec<String> = component
@@ -52,7 +36,7 @@ fn imports_only_cli_io_and_the_standard_library_needs() {
 
 #[test]
 fn every_call_gets_a_fresh_instance_and_the_same_answer() {
-    let rt = runtime();
+    let rt = embedded();
     let old = "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x}]\n";
     let new = "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: x}, {name: b, image: y}]\n";
     for _ in 0..3 {
@@ -80,7 +64,7 @@ fn every_call_gets_a_fresh_instance_and_the_same_answer() {
 fn node_functions_name_what_is_missing_through_the_component() {
     // Every node function is implemented in the component: bad input gets an input error that
     // names the missing piece, never "not implemented" and never a fabricated answer.
-    let rt = runtime();
+    let rt = embedded();
     let cases = [
         ("allocate", rt.allocate("{}").err().map(|e| e.to_string()), "node"),
         (

@@ -2,12 +2,6 @@
 //! deliberately misbehaving component (trap, deadline, out of memory, nonsense answers), and real
 //! TLS sockets on 127.0.0.1 (HTTP/1.1 and HTTP/2, certificate rotation, client certificates,
 //! graceful drain).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: failing loudly is the point"
-)]
 
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
@@ -17,82 +11,22 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use podmut::webhook::{self, CertSource, SelfSigned, TlsSpec, TlsState, Webhook, WebhookOptions};
-use podmut::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use podmut::{ComponentSource, Runtime, RuntimeOptions};
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
+use crate::support::{
+    allowed_review, cert_der, client_config, denied_review, embedded, https, pod, review, runtime_options,
+};
+
 // ------------------------------------------------------------------------------------------
 // Fixtures
-
-fn pod(name: &str, containers: &[(&str, &str)]) -> Value {
-    let containers: Vec<Value> = containers
-        .iter()
-        .map(|(n, image)| json!({"name": n, "image": image}))
-        .collect();
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": {"containers": containers}})
-}
-
-fn review(uid: &str, sub: &str, old: &Value, new: &Value) -> Value {
-    json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "subResource": sub,
-            "name": new["metadata"]["name"],
-            "namespace": "default",
-            "operation": "UPDATE",
-            "userInfo": {"username": "alice"},
-            "object": new,
-            "oldObject": old,
-            "dryRun": false,
-        }
-    })
-}
-
-/// An update adding a container on the main resource: the API server forbids it.
-fn denied_review(uid: &str) -> Value {
-    review(
-        uid,
-        "",
-        &pod("web", &[("app", "nginx")]),
-        &pod("web", &[("app", "nginx"), ("extra", "busybox")]),
-    )
-}
-
-/// An image update: allowed.
-fn allowed_review(uid: &str) -> Value {
-    review(
-        uid,
-        "",
-        &pod("web", &[("app", "nginx:1")]),
-        &pod("web", &[("app", "nginx:2")]),
-    )
-}
 
 /// A review the misbehaving component reacts to (the marker is the Pod's name).
 fn marked_review(uid: &str, marker: &str) -> Value {
     let p = pod(marker, &[("app", "nginx")]);
     review(uid, "", &p, &p)
-}
-
-fn options() -> RuntimeOptions {
-    RuntimeOptions {
-        pooling: false,
-        cache: CacheMode::Off,
-        ..RuntimeOptions::default()
-    }
-}
-
-fn embedded() -> Runtime {
-    static RT: OnceLock<Runtime> = OnceLock::new();
-    RT.get_or_init(|| Runtime::load(&ComponentSource::Embedded, options()).unwrap())
-        .clone()
 }
 
 fn misbehaving() -> Runtime {
@@ -103,7 +37,7 @@ fn misbehaving() -> Runtime {
             RuntimeOptions {
                 deadline: Duration::from_millis(300),
                 memory_limit: 16 << 20,
-                ..options()
+                ..runtime_options()
             },
         )
         .unwrap()
@@ -494,100 +428,6 @@ async fn overload_is_denied_with_429() {
 // ------------------------------------------------------------------------------------------
 // Real sockets
 
-fn cert_der(pem: &str) -> CertificateDer<'static> {
-    CertificateDer::pem_slice_iter(pem.as_bytes())
-        .next()
-        .unwrap()
-        .unwrap()
-}
-
-fn client_config(cas: &[&str], alpn: &[u8], identity: Option<(&str, &str)>) -> rustls::ClientConfig {
-    let mut roots = rustls::RootCertStore::empty();
-    for ca in cas {
-        roots.add(cert_der(ca)).unwrap();
-    }
-    let builder =
-        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots);
-    let mut config = match identity {
-        Some((cert, key)) => builder
-            .with_client_auth_cert(
-                CertificateDer::pem_slice_iter(cert.as_bytes())
-                    .map(Result::unwrap)
-                    .collect(),
-                PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap(),
-            )
-            .unwrap(),
-        None => builder.with_no_client_auth(),
-    };
-    config.alpn_protocols = vec![alpn.to_vec()];
-    config
-}
-
-struct Exchange {
-    status: StatusCode,
-    body: Value,
-    server_cert: CertificateDer<'static>,
-}
-
-/// One HTTPS request on a fresh connection.
-async fn https(
-    addr: SocketAddr,
-    config: rustls::ClientConfig,
-    method: &str,
-    path: &str,
-    body: &str,
-) -> Result<Exchange, String> {
-    let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-    let tls = connector
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .map_err(|e| format!("handshake: {e}"))?;
-    let (_, conn) = tls.get_ref();
-    let server_cert = conn.peer_certificates().unwrap()[0].clone().into_owned();
-    let h2 = conn.alpn_protocol() == Some(b"h2");
-    let io = hyper_util::rt::TokioIo::new(tls);
-    let req = hyper::Request::builder()
-        .method(method)
-        .uri(format!("https://localhost{path}"))
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(http_body_util::Full::new(axum::body::Bytes::from(
-            body.to_owned(),
-        )))
-        .unwrap();
-    let resp = if h2 {
-        let (mut sender, conn) =
-            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
-                .await
-                .map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
-        sender.send_request(req).await.map_err(|e| e.to_string())?
-    } else {
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
-            .await
-            .map_err(|e| e.to_string())?;
-        tokio::spawn(conn);
-        sender.send_request(req).await.map_err(|e| e.to_string())?
-    };
-    let status = resp.status();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| e.to_string())?
-        .to_bytes();
-    let body = serde_json::from_slice(&bytes)
-        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
-    Ok(Exchange {
-        status,
-        body,
-        server_cert,
-    })
-}
-
 struct Server {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -700,7 +540,7 @@ async fn client_certificates_are_required_with_a_client_ca() {
     client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
     let client_key = rcgen::KeyPair::generate().unwrap();
     let client_cert = client_params.signed_by(&client_key, &ca).unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let ca_file = dir.path().join("client-ca.crt");
     std::fs::write(&ca_file, ca.pem()).unwrap();
 
@@ -734,7 +574,7 @@ async fn client_certificates_are_required_with_a_client_ca() {
 
 #[tokio::test]
 async fn rotated_certificate_files_are_served_without_a_restart() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let (cert_file, key_file) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
     let first = SelfSigned::generate(&["localhost"]).unwrap();
     let second = SelfSigned::generate(&["localhost"]).unwrap();

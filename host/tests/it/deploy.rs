@@ -1,58 +1,17 @@
 //! The shipped manifests (`policies/deploy`, `policies/vap`) and `podmut coverage` on them and on
 //! hand-written configurations, through the built binary.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: failing loudly is the point"
-)]
-
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn policies() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies")
-}
-
-/// Every document of a YAML stream.
-fn documents(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_yaml_ng::Deserializer::from_str(&text)
-        .map(|d| {
-            <Value as serde::Deserialize>::deserialize(d)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        })
-        .filter(|v| !v.is_null())
-        .collect()
-}
+use crate::support::{
+    documents, expect_bad_input, json_of, output_with_stdin, podmut as command, policies, run as podmut,
+    tempdir, write,
+};
 
 fn find<'a>(docs: &'a [Value], kind: &str) -> &'a Value {
     docs.iter()
         .find(|d| d["kind"] == kind)
         .unwrap_or_else(|| panic!("no {kind}"))
-}
-
-fn podmut(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_podmut"))
-        .env(
-            "PODMUT_CACHE_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("podmut-cache"),
-        )
-        .args(args)
-        .output()
-        .expect("podmut runs")
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
 }
 
 #[test]
@@ -252,15 +211,9 @@ webhooks:
   - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}
 "#;
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
 #[test]
 fn coverage_cli_reports_blockers_with_exit_1_and_the_fix() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let f = write(dir.path(), "legacy.yaml", LEGACY);
     let o = podmut(&["coverage", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -282,7 +235,7 @@ fn coverage_cli_reports_blockers_with_exit_1_and_the_fix() {
 
 #[test]
 fn coverage_cli_scopes_by_namespace_labels() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let f = write(dir.path(), "legacy.yaml", LEGACY);
     let other = podmut(&[
         "coverage",
@@ -315,47 +268,27 @@ fn coverage_cli_scopes_by_namespace_labels() {
 
 #[test]
 fn coverage_cli_reads_stdin_and_explains_bad_input() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_podmut"))
-        .env(
-            "PODMUT_CACHE_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("podmut-cache"),
-        )
-        .args(["coverage", "-", "-o", "json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write as _;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(
-                LEGACY
-                    .replace(
-                        "[CREATE, UPDATE], resources: [pods]",
-                        "[UPDATE], resources: [\"pods/*\"]",
-                    )
-                    .as_bytes(),
-            )
-            .unwrap();
-    }
-    let o = child.wait_with_output().unwrap();
+    let mut cmd = command();
+    cmd.args(["coverage", "-", "-o", "json"]);
+    let stdin = LEGACY.replace(
+        "[CREATE, UPDATE], resources: [pods]",
+        "[UPDATE], resources: [\"pods/*\"]",
+    );
+    let o = output_with_stdin(cmd, stdin.as_bytes());
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(json_of(&o)["dynamicAllowed"], true);
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let bad = write(
         dir.path(),
         "bad.yaml",
         &LEGACY.replace("[CREATE, UPDATE]", "[CREATE, PATCH]"),
     );
     let o = podmut(&["coverage", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("bad.yaml"), "names the file: {err}");
-    assert!(
-        err.contains("webhooks[0].rules[0].operations[1]: Unsupported value: \"PATCH\""),
-        "{err}"
+    expect_bad_input(&o, "bad.yaml");
+    expect_bad_input(
+        &o,
+        "webhooks[0].rules[0].operations[1]: Unsupported value: \"PATCH\"",
     );
     let o = podmut(&["coverage", "--pod-labels", "novalue", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

@@ -2,12 +2,6 @@
 //! `wasi:cli/run` through wasmtime-wasi's own `Command` bindings (what `wasmtime run` uses) and
 //! `wasi:http/incoming-handler` through wasmtime-wasi-http's `ProxyPre` (what `wasmtime serve`
 //! uses). The last tests run the real `wasmtime` binary when one is on PATH.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    reason = "test code: failing loudly is the point"
-)]
 
 use std::io::Write as _;
 use std::net::TcpStream;
@@ -18,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use podmut::runtime::{EMBEDDED_COMPONENT, HostState, add_to_linker};
-use serde_json::{Value, json};
+use serde_json::Value;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine, Store};
 use wasmtime_wasi::WasiCtx;
@@ -29,33 +23,18 @@ use wasmtime_wasi_http::p2::bindings::sync::ProxyPre;
 
 const MEMORY: usize = 256 << 20;
 
-fn pod(containers: &[&str]) -> Value {
-    let containers: Vec<Value> = containers
-        .iter()
-        .map(|n| json!({"name": n, "image": "busybox"}))
-        .collect();
-    json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "1"},
-        "spec": {"containers": containers},
-    })
+/// A Pod `web` with busybox containers `names`, as the API server stores it (uid, resourceVersion).
+fn pod(names: &[&str]) -> Value {
+    let containers: Vec<(&str, &str)> = names.iter().map(|n| (*n, "busybox")).collect();
+    let mut p = crate::support::pod("web", &containers);
+    p["metadata"]["uid"] = "u1".into();
+    p["metadata"]["resourceVersion"] = "1".into();
+    p
 }
 
 /// An UPDATE review on the main resource: adding a container there is denied.
 fn review(old: &[&str], new: &[&str]) -> String {
-    json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
-            "kind": {"group": "", "version": "v1", "kind": "Pod"},
-            "resource": {"group": "", "version": "v1", "resource": "pods"},
-            "name": "web", "namespace": "default", "operation": "UPDATE",
-            "userInfo": {"username": "admin"},
-            "object": pod(new), "oldObject": pod(old),
-        }
-    })
-    .to_string()
+    crate::support::review("705ab4f5-6393-11e8-b7cc-42010a800002", "", &pod(old), &pod(new)).to_string()
 }
 
 /// One engine and one compiled component for every test (compiling takes seconds).
@@ -141,15 +120,7 @@ fn cli_run_rejects_a_bad_review_on_stderr_with_a_failing_exit() {
 /// The same component also still answers through the `policy` world (our host's runtime).
 #[test]
 fn the_policy_world_and_the_cli_world_agree() {
-    let rt = podmut::Runtime::load(
-        &podmut::ComponentSource::Embedded,
-        podmut::RuntimeOptions {
-            cache: podmut::CacheMode::Off,
-            pooling: false,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let rt = crate::support::embedded();
     let text = review(&["a"], &["a", "b"]);
     let via_policy: Value = serde_json::from_str(&rt.review(&text, "").unwrap()).unwrap();
     let via_cli: Value = serde_json::from_str(run_command(&text).stdout.trim()).unwrap();
@@ -324,21 +295,9 @@ fn real_wasmtime_run_answers_a_review() {
         return;
     };
     let wasm = component_file();
-    let mut child = Command::new(&wasmtime)
-        .args(["run", "-S", "http"])
-        .arg(&*wasm)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(review(&["a"], &["a", "b"]).as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = Command::new(&wasmtime);
+    cmd.args(["run", "-S", "http"]).arg(&*wasm);
+    let out = crate::support::output_with_stdin(cmd, review(&["a"], &["a", "b"]).as_bytes());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["response"]["allowed"], false);

@@ -1,0 +1,233 @@
+//! The CLI contract (design.md §4), exercised through the built `podmut` binary.
+
+use std::process::Output;
+
+use crate::support::{
+    examples, expect_bad_input, json_of as stdout_json, output_with_stdin, pod, podmut, review, run, stderr,
+    tempdir, write,
+};
+
+/// `podmut check --old <example>/old.yaml --new <example>/new.yaml ARGS`.
+fn check_example(example: &str, args: &[&str]) -> Output {
+    let d = examples().join(example);
+    let (old, new) = (d.join("old.yaml"), d.join("new.yaml"));
+    let mut all = vec![
+        "check",
+        "--old",
+        old.to_str().unwrap(),
+        "--new",
+        new.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+#[test]
+fn container_added_on_main_resource_is_denied_with_exit_1() {
+    let o = check_example("02-add-container-main-resource", &["-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["allowed"], false);
+    assert_eq!(v["errors"][0]["type"], "FieldValueForbidden");
+    assert_eq!(v["errors"][0]["field"], "spec.containers");
+    assert_eq!(v["errors"][0]["origin"], "update/container-list");
+    assert!(
+        v["errors"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("may not add or remove containers")
+    );
+    assert!(v["warnings"].is_array());
+}
+
+#[test]
+fn image_update_is_allowed_with_exit_0() {
+    let o = check_example("01-image-update", &["-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout_json(&o)["allowed"], true);
+}
+
+#[test]
+fn text_and_yaml_outputs() {
+    let o = check_example("03-change-command", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with(
+            "denied: Pod \"web\" is invalid: spec: Forbidden: pod updates may not change fields"
+        ),
+        "{text}"
+    );
+    let o = check_example("03-change-command", &["-o", "yaml"]);
+    let y: serde_json::Value = serde_yaml_ng::from_slice(&o.stdout).unwrap();
+    assert_eq!(y["errors"][0]["field"], "spec");
+}
+
+#[test]
+fn stdin_is_read_for_dash() {
+    let d = examples().join("01-image-update");
+    let mut cmd = podmut();
+    cmd.args([
+        "check",
+        "--old",
+        d.join("old.yaml").to_str().unwrap(),
+        "--new",
+        "-",
+        "-o",
+        "json",
+    ]);
+    let o = output_with_stdin(cmd, &std::fs::read(d.join("new.yaml")).unwrap());
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_file_and_field() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let bad = write(
+        dir,
+        "bad.yaml",
+        "kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    ports: [{containerPort: eighty}]\n",
+    );
+    let o = run(&["check", "--new", bad.to_str().unwrap()]);
+    expect_bad_input(&o, "bad.yaml");
+    expect_bad_input(&o, "spec.containers[0].ports[0].containerPort");
+
+    let o = run(&["check", "--new", dir.join("missing.yaml").to_str().unwrap()]);
+    expect_bad_input(&o, "missing.yaml");
+
+    let o = run(&["check", "--new", bad.to_str().unwrap(), "--subresource", "bogus"]);
+    assert_eq!(o.status.code(), Some(2), "usage errors exit 2");
+
+    let o = run(&[
+        "check",
+        "--new",
+        bad.to_str().unwrap(),
+        "--feature-gates",
+        "NoSuchGate=true",
+    ]);
+    expect_bad_input(&o, "NoSuchGate");
+}
+
+#[test]
+fn subresource_without_old_pod_is_bad_input() {
+    let d = examples().join("01-image-update");
+    let o = run(&[
+        "check",
+        "--new",
+        d.join("new.yaml").to_str().unwrap(),
+        "--subresource",
+        "resize",
+    ]);
+    expect_bad_input(&o, "old Pod is required");
+}
+
+#[test]
+fn qos_json_and_no_defaults() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let pod = write(
+        dir,
+        "pod.yaml",
+        "kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: a\n    image: x\n    resources: {limits: {cpu: 1, memory: 1Gi}}\n",
+    );
+    let o = run(&["qos", pod.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout_json(&o), serde_json::json!({"qosClass": "Guaranteed"}));
+    let o = run(&["qos", pod.to_str().unwrap(), "--no-defaults"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "Burstable");
+}
+
+#[test]
+fn review_echoes_uid_and_denies_with_api_shape() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let doc = review(
+        "abc",
+        "",
+        &pod("web", &[("a", "x")]),
+        &pod("web", &[("a", "x"), ("b", "y")]),
+    );
+    let review = write(dir, "review.json", &doc.to_string());
+    let o = run(&["review", review.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let v = stdout_json(&o);
+    assert_eq!(v["response"]["uid"], "abc");
+    assert_eq!(v["response"]["status"]["code"], 422);
+    assert_eq!(
+        v["response"]["status"]["details"]["causes"][0]["field"],
+        "spec.containers"
+    );
+}
+
+#[test]
+fn component_writes_the_embedded_bytes() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let out = dir.join("podmut.wasm");
+    let o = run(&["component", "--output", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(bytes, podmut::runtime::EMBEDDED_COMPONENT);
+    // The written file runs through --policy and gives the same verdict.
+    let d = examples().join("02-add-container-main-resource");
+    let o = run(&[
+        "check",
+        "--policy",
+        out.to_str().unwrap(),
+        "--old",
+        d.join("old.yaml").to_str().unwrap(),
+        "--new",
+        d.join("new.yaml").to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout_json(&o)["errors"][0]["field"], "spec.containers");
+}
+
+#[test]
+fn a_non_component_policy_is_a_clear_failure() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let junk = write(dir, "junk.wasm", "not wasm");
+    let d = examples().join("01-image-update");
+    let o = run(&[
+        "check",
+        "--policy",
+        junk.to_str().unwrap(),
+        "--new",
+        d.join("new.yaml").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot compile the component"));
+}
+
+#[test]
+fn contract_flags_are_present() {
+    let help = String::from_utf8(run(&["check", "--help"]).stdout).unwrap();
+    for flag in [
+        "--old",
+        "--new",
+        "--subresource",
+        "--policy",
+        "--feature-gates",
+        "--no-defaults",
+        "--output",
+    ] {
+        assert!(help.contains(flag), "check --help lacks {flag}");
+    }
+    for cmd in [
+        "qos",
+        "review",
+        "component",
+        "allocate",
+        "probes",
+        "statuses",
+        "coverage",
+        "serve",
+        "playground",
+    ] {
+        assert!(run(&[cmd, "--help"]).status.success(), "{cmd} --help");
+    }
+}

@@ -1,0 +1,112 @@
+//! `podmut serve` as a process: flags, JSON logs, a review over HTTPS on 127.0.0.1, SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{client_config, expect_bad_input, https, pod, podmut, review};
+
+#[test]
+fn serve_needs_a_certificate() {
+    let o = podmut().arg("serve").output().unwrap();
+    expect_bad_input(&o, "--self-signed");
+    let o = podmut()
+        .args([
+            "serve",
+            "--tls-cert",
+            "/nonexistent/tls.crt",
+            "--tls-key",
+            "/nonexistent/tls.key",
+        ])
+        .output()
+        .unwrap();
+    expect_bad_input(&o, "/nonexistent/tls.crt");
+    let o = podmut()
+        .args(["serve", "--self-signed", "--deadline", "soon"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn serve_answers_over_https_and_drains_on_sigterm() {
+    let dir = crate::support::tempdir();
+    let ca = dir.path().join("ca.pem");
+    let mut child = podmut()
+        .args([
+            "serve",
+            "--self-signed",
+            "--addr",
+            "127.0.0.1:0",
+            "--log-format",
+            "json",
+            "--workers",
+            "1",
+        ])
+        .arg("--ca-out")
+        .arg(&ca)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    // JSON log lines: find the address, then readiness.
+    let mut addr = None;
+    let started = Instant::now();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
+        assert!(v["level"].is_string() && v["timestamp"].is_string(), "{line}");
+        if v["message"] == "listening (HTTPS)" {
+            addr = Some(v["addr"].as_str().unwrap().to_owned());
+        }
+        if v["message"] == "policy component ready" {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "serve did not become ready"
+        );
+    }
+    let addr = addr.expect("the log names the address");
+    let ca_pem = std::fs::read_to_string(&ca).unwrap();
+    let review = review(
+        "uid-process",
+        "",
+        &pod("web", &[("a", "x")]),
+        &pod("web", &[("a", "x"), ("b", "y")]),
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let x = rt
+        .block_on(https(
+            addr.parse().unwrap(),
+            client_config(&[&ca_pem], b"http/1.1", None),
+            "POST",
+            "/validate",
+            &review.to_string(),
+        ))
+        .unwrap();
+    let (status, v) = (x.status.as_u16(), x.body);
+    assert_eq!(status, 200);
+    assert_eq!(v["response"]["uid"], "uid-process");
+    assert_eq!(v["response"]["status"]["code"], 422);
+
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "graceful exit; log: {rest:?}");
+    assert!(rest.iter().any(|l| l.contains("SIGTERM")), "{rest:?}");
+    assert!(rest.iter().any(|l| l.contains("drained")), "{rest:?}");
+}
