@@ -1,36 +1,25 @@
 //! podmut's conformance fixtures: every case under `tests/cases/<area>/` is run natively against
 //! `podmut-core` and through the podmut component, and both must give the expected answer.
 //!
-//! A case file (YAML) — the fields an area reads, plus `description` and `expect`:
-//!
-//! ```yaml
-//! description: adding a container on the main resource is forbidden
-//! subresource: none          # check cases: none | dynamic | ephemeralcontainers | resize | status
-//! settings: {}               # optional settings profile (policies/default.yaml keys)
-//! old: {kind: Pod, ...}      # check: optional (without it a create is validated)
-//! new: {kind: Pod, ...}
-//! expect:
-//!   allowed: false
-//!   errors:
-//!     - {type: FieldValueForbidden, field: spec.containers, origin: update/container-list}
-//! ```
-//!
-//! The first directory under `cases/` is the area and picks the function ([`area_for`]): `qos` cases
-//! give `pod` and expect `{qosClass}`; areas without a module of their own are `check` cases.
-//! `expect` is compared with the outcome as JSON: every key `expect` names must be equal in the outcome
-//! (objects may leave keys out; lists must match element by element). `expect: {inputError: text}`
-//! expects an input error containing `text`. `PODMUT_BLESS=1` rewrites `expect` from the native outcome.
+//! The fixture format (`description`, the documents — whole, or a `base:` plus a JSON merge
+//! `patch:` — and `expect`) is described in `tests/cases/README.md`; reading it is
+//! `podmut-fixtures`' job. This crate runs a case: the first directory under `cases/` is the area
+//! and picks the function ([`area_for`]); areas without a module of their own are `check` cases.
+//! `expect` is compared with the outcome as JSON ([`satisfies`]): every key `expect` names must be
+//! equal in the outcome (objects may leave keys out; lists must match element by element).
+//! `expect: {inputError: text}` expects an input error containing `text`. `cargo xtask bless`
+//! rewrites `expect` from the native outcome.
 
 #![allow(
     clippy::panic,
     reason = "test support: a component that cannot load fails the whole suite"
 )]
 
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+
+pub use podmut_fixtures::{Case, LoadedCase, cases_dir};
 
 pub mod allocate;
 pub mod check;
@@ -38,58 +27,6 @@ pub mod coverage;
 pub mod probes;
 pub mod qos;
 pub mod statuses;
-
-/// One fixture file. Each area reads the fields it needs.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Case {
-    /// What the case shows (and, where it applies, the upstream test or KEP sentence it comes from).
-    pub description: String,
-    /// Check cases: the request path.
-    #[serde(default = "default_subresource", skip_serializing_if = "is_none_subresource")]
-    pub subresource: String,
-    /// Settings profile.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Value>,
-    /// The Pod before the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old: Option<Value>,
-    /// The Pod after the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub new: Option<Value>,
-    /// A single Pod (qos).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pod: Option<Value>,
-    /// A request document (allocate, statuses, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<Value>,
-    /// Skip Kubernetes defaulting.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_defaults: bool,
-    /// The expected outcome (area-specific JSON).
-    pub expect: Value,
-}
-
-fn default_subresource() -> String {
-    "none".into()
-}
-
-fn is_none_subresource(s: &str) -> bool {
-    s == "none"
-}
-
-/// A loaded case with its location.
-#[derive(Clone, Debug)]
-pub struct LoadedCase {
-    /// `<area>/<name>` (the test name).
-    pub name: String,
-    /// The area directory.
-    pub area: String,
-    /// The file.
-    pub path: PathBuf,
-    /// The case.
-    pub case: Case,
-}
 
 /// How an area runs its cases: natively and through the component, both giving outcome JSON.
 #[derive(Clone, Copy, Debug)]
@@ -117,43 +54,9 @@ pub fn input_error(text: impl Into<String>) -> Value {
     json!({ "inputError": text.into() })
 }
 
-/// The fixtures directory.
-pub fn cases_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("cases")
-}
-
-/// Load every case file under `dir` (sorted).
-pub fn load_cases(dir: &Path) -> Result<Vec<LoadedCase>, String> {
-    let mut files = Vec::new();
-    collect(dir, &mut files).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    files.sort();
-    let mut out = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let case: Case = serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let rel = path.strip_prefix(dir).unwrap_or(&path).with_extension("");
-        let name = rel.to_string_lossy().replace('\\', "/");
-        let area = name.split('/').next().unwrap_or("").to_owned();
-        out.push(LoadedCase {
-            name,
-            area,
-            path,
-            case,
-        });
-    }
-    Ok(out)
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let p = entry?.path();
-        if p.is_dir() {
-            collect(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(p);
-        }
-    }
-    Ok(())
+/// Load every fixture under `dir` (sorted), documents expanded (`tests/cases/README.md`).
+pub fn load_cases(dir: &std::path::Path) -> Result<Vec<LoadedCase>, String> {
+    podmut_fixtures::load_cases(dir).map_err(|e| e.to_string())
 }
 
 /// A JSON document as text (for the functions that take documents).
@@ -200,33 +103,15 @@ pub fn satisfies(actual: &Value, expected: &Value) -> bool {
 }
 
 /// Run one case both ways; `Err` explains every disagreement.
+///
+/// With `bless`, the case's `expect:` block is rewritten from the native outcome instead (the
+/// rest of the file stays as written) and the change is printed as a diff; a case whose component
+/// and native outcomes disagree is not blessed but fails.
 pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
     let area = area_for(&c.area);
     let native = (area.native)(&c.case);
     let wasm = (area.wasm)(&c.case);
-    if bless {
-        let mut updated = c.case.clone();
-        // An input error keeps its hand-written (substring) expectation.
-        if native.get("inputError").is_none() || c.case.expect.get("inputError").is_none() {
-            updated.expect = native;
-        }
-        let text = serde_yaml_ng::to_string(&updated).map_err(|e| e.to_string())?;
-        std::fs::write(&c.path, text).map_err(|e| format!("{}: {e}", c.path.display()))?;
-        return Ok(());
-    }
     let mut problems = Vec::new();
-    if !satisfies(&native, &c.case.expect) {
-        problems.push(format!(
-            "native outcome differs from expect:\n  expect: {}\n  native: {native}",
-            c.case.expect
-        ));
-    }
-    if !satisfies(&wasm, &c.case.expect) {
-        problems.push(format!(
-            "component outcome differs from expect:\n  expect: {}\n  wasm:   {wasm}",
-            c.case.expect
-        ));
-    }
     // Beyond the expectation, both implementations must agree on everything but input-error wording
     // (the host prefixes it differently).
     let comparable = |v: &Value| {
@@ -241,16 +126,53 @@ pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
             "component and native disagree:\n  native: {native}\n  wasm:   {wasm}"
         ));
     }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} ({}):\n{}",
-            c.name,
-            c.path.display(),
-            problems.join("\n")
-        ))
+    if bless && problems.is_empty() {
+        return bless_case(c, &native);
     }
+    if !bless {
+        if !satisfies(&native, &c.case.expect) {
+            problems.push(format!(
+                "native outcome differs from expect:\n  expect: {}\n  native: {native}",
+                c.case.expect
+            ));
+        }
+        if !satisfies(&wasm, &c.case.expect) {
+            problems.push(format!(
+                "component outcome differs from expect:\n  expect: {}\n  wasm:   {wasm}",
+                c.case.expect
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let mut report = format!("{} ({}):\n{}", c.name, c.path.display(), problems.join("\n"));
+    if bless {
+        report.push_str("\nnot blessed: the component must agree with native first");
+    }
+    if c.expanded {
+        report.push_str("\nthe documents, bases expanded:\n");
+        report.push_str(&c.documents_yaml());
+    }
+    Err(report)
+}
+
+/// Rewrite the case's `expect:` from the native outcome and print what changed.
+fn bless_case(c: &LoadedCase, native: &Value) -> Result<(), String> {
+    // An input error keeps its hand-written (substring) expectation.
+    if native.get("inputError").is_some() && c.case.expect.get("inputError").is_some() {
+        return Ok(());
+    }
+    let text =
+        podmut_fixtures::with_expect(&c.text, native).map_err(|e| format!("{}: {e}", c.path.display()))?;
+    if text != c.text {
+        std::fs::write(&c.path, &text).map_err(|e| format!("{}: {e}", c.path.display()))?;
+        eprint!(
+            "{}",
+            podmut_fixtures::unified_diff(&format!("tests/cases/{}.yaml", c.name), &c.text, &text)
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

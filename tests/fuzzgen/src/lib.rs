@@ -205,39 +205,16 @@ pub fn admission_review(old: Option<&Value>, new: &Value, sub: &str) -> Value {
     json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request})
 }
 
-/// Every seed derived from the fixtures under `cases_dir` (`tests/cases`), by target, in file order.
+/// Every seed derived from the fixtures under `cases_dir` (`tests/cases`), by target, in file
+/// order (documents given as `base:` + `patch:` expanded).
 pub fn seeds_from_cases(cases_dir: &Path) -> Result<BTreeMap<Target, Vec<(String, Seed)>>, String> {
     let mut out: BTreeMap<Target, Vec<(String, Seed)>> = BTreeMap::new();
-    let mut areas: Vec<_> = std::fs::read_dir(cases_dir)
-        .map_err(|e| format!("{}: {e}", cases_dir.display()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    areas.sort();
-    for area_dir in areas {
-        let area = area_dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_owned();
-        let mut files: Vec<_> = std::fs::read_dir(&area_dir)
-            .map_err(|e| format!("{}: {e}", area_dir.display()))?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-            .collect();
-        files.sort();
-        for file in files {
-            let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let case: Value =
-                serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-            let stem = file.file_stem().and_then(|n| n.to_str()).unwrap_or_default();
-            for (target, seed) in seeds_from_case(&area, &case) {
-                out.entry(target)
-                    .or_default()
-                    .push((format!("{area}-{stem}"), seed));
-            }
+    for c in podmut_fixtures::load_cases(cases_dir).map_err(|e| e.to_string())? {
+        let case = serde_json::to_value(&c.case).map_err(|e| format!("{}: {e}", c.path.display()))?;
+        for (target, seed) in seeds_from_case(&c.area, &case) {
+            out.entry(target)
+                .or_default()
+                .push((c.name.replace('/', "-"), seed));
         }
     }
     Ok(out)
