@@ -1,4 +1,5 @@
-//! Builds the podmut component (`podmut-guest` for `wasm32-wasip2`) and embeds it in the host.
+//! Builds the podmut component (`podmut-guest` for `wasm32-wasip2`) and embeds it in the host, and
+//! records the build facts `podmut version` prints (see `src/version.rs`).
 //!
 //! The component is built by a nested `cargo build` into its own target directory beside the outer
 //! one (the outer build holds the lock on its own directory), the pattern wasmtime's
@@ -19,26 +20,28 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PODMUT_GUEST_WASM");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let dest = out_dir.join("podmut.wasm");
-
-    if let Some(prebuilt) = env::var_os("PODMUT_GUEST_WASM") {
-        let prebuilt = PathBuf::from(prebuilt);
-        println!("cargo:rerun-if-changed={}", prebuilt.display());
-        std::fs::copy(&prebuilt, &dest)
-            .unwrap_or_else(|e| panic!("cannot copy PODMUT_GUEST_WASM {}: {e}", prebuilt.display()));
-        let manifest_dir =
-            PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-        if let Some(workspace) = manifest_dir.parent() {
-            embed_web(workspace, &out_dir, &dest);
-        }
-        return;
-    }
-
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let workspace = manifest_dir
         .parent()
         .expect("host/ lives in the workspace")
         .to_path_buf();
+
+    if let Some(prebuilt) = env::var_os("PODMUT_GUEST_WASM") {
+        let prebuilt = PathBuf::from(prebuilt);
+        println!("cargo:rerun-if-changed={}", prebuilt.display());
+        let bytes = std::fs::read(&prebuilt)
+            .unwrap_or_else(|e| panic!("cannot read PODMUT_GUEST_WASM {}: {e}", prebuilt.display()));
+        write_if_changed(&dest, &bytes);
+    } else {
+        build_guest(&workspace, &out_dir, &dest);
+    }
+    embed_web(&workspace, &out_dir, &dest);
+    build_facts(&workspace, &dest);
+}
+
+/// Build the component with a nested cargo into its own target directory and copy it to `dest`.
+fn build_guest(workspace: &Path, out_dir: &Path, dest: &Path) {
     for input in ["core", "guest", "wit", "Cargo.toml", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", workspace.join(input).display());
     }
@@ -58,7 +61,7 @@ fn main() {
         .map_or_else(|| out_dir.join("guest-target"), |t| t.join(&key));
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.current_dir(&workspace)
+    cmd.current_dir(workspace)
         .args([
             "build",
             "--package",
@@ -91,8 +94,71 @@ fn main() {
         .join("wasm32-wasip2")
         .join("release")
         .join("podmut_guest.wasm");
-    copy_if_changed(&built, &dest);
-    embed_web(&workspace, &out_dir, &dest);
+    let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
+    write_if_changed(dest, &bytes);
+}
+
+/// The facts `podmut version` reports, as `rustc-env` variables for `src/version.rs`:
+/// `PODMUT_GIT_COMMIT` (`$PODMUT_GIT_COMMIT`, else `git rev-parse HEAD`, else `unknown`),
+/// `PODMUT_COMPONENT_SHA256` (of the embedded bytes) and `PODMUT_WASMTIME_VERSION` (from Cargo.lock).
+fn build_facts(workspace: &Path, component: &Path) {
+    use sha2::Digest as _;
+    let bytes =
+        std::fs::read(component).unwrap_or_else(|e| panic!("cannot read {}: {e}", component.display()));
+    let digest: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    println!("cargo:rustc-env=PODMUT_COMPONENT_SHA256={digest}");
+
+    let lock = workspace.join("Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let lock = std::fs::read_to_string(&lock).unwrap_or_default();
+    let wasmtime = locked_version(&lock, "wasmtime").unwrap_or_else(|| "unknown".to_owned());
+    println!("cargo:rustc-env=PODMUT_WASMTIME_VERSION={wasmtime}");
+
+    println!("cargo:rustc-env=PODMUT_GIT_COMMIT={}", git_commit(workspace));
+}
+
+/// The version of `package` in a Cargo.lock.
+fn locked_version(lock: &str, package: &str) -> Option<String> {
+    let needle = format!("name = \"{package}\"\n");
+    let rest = &lock[lock.find(&needle)? + needle.len()..];
+    let line = rest.lines().next()?.strip_prefix("version = \"")?;
+    Some(line.trim_end_matches('"').to_owned())
+}
+
+/// The commit being built; rebuilds when HEAD moves (a new commit or a checkout).
+fn git_commit(workspace: &Path) -> String {
+    println!("cargo:rerun-if-env-changed=PODMUT_GIT_COMMIT");
+    if let Some(commit) = env::var_os("PODMUT_GIT_COMMIT") {
+        return commit.to_string_lossy().into_owned();
+    }
+    let git = |args: &[&str]| -> Option<String> {
+        let out = Command::new("git")
+            .current_dir(workspace)
+            .args(args)
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let Some(commit) = git(&["rev-parse", "HEAD"]) else {
+        return "unknown".to_owned();
+    };
+    // HEAD itself, the branch it points to, and packed-refs (where a branch may live instead).
+    // Only files that exist: cargo reruns a build script on every build for a missing one.
+    let mut watched = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    for path in &watched {
+        if let Some(p) = git(&["rev-parse", "--path-format=absolute", "--git-path", path])
+            && Path::new(&p).is_file()
+        {
+            println!("cargo:rerun-if-changed={p}");
+        }
+    }
+    commit
 }
 
 /// Write `$OUT_DIR/web_assets.rs`: the playground's own files (`web/*.html|js|css`) always, and the
@@ -157,9 +223,8 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
     std::fs::write(out_dir.join("web_assets.rs"), code).expect("cannot write web_assets.rs");
 }
 
-fn copy_if_changed(from: &Path, to: &Path) {
-    let bytes = std::fs::read(from).unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display()));
-    if std::fs::read(to).ok().as_deref() != Some(&bytes[..]) {
-        std::fs::write(to, &bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", to.display()));
+fn write_if_changed(to: &Path, bytes: &[u8]) {
+    if std::fs::read(to).ok().as_deref() != Some(bytes) {
+        std::fs::write(to, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", to.display()));
     }
 }

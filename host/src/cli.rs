@@ -19,11 +19,12 @@ mod playground;
 mod qos;
 mod review;
 mod serve;
+mod version;
 
 /// podmut: is this Pod change legal, what QoS results, can the node allocate it, what will the
 /// kubelet's probes do. Every answer comes from the podmut WebAssembly component.
 #[derive(Debug, Parser)]
-#[command(name = "podmut", version, about, long_about = None, max_term_width = 110)]
+#[command(name = "podmut", version = crate::version::ONE_LINE, about, long_about = None, max_term_width = 110)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -51,6 +52,17 @@ enum Command {
     Playground(playground::PlaygroundArgs),
     /// Write the exact component the CLI and webhook run.
     Component(component::ComponentArgs),
+    /// Print podmut's version, commit, component digest, wasmtime and Kubernetes generation.
+    Version(version::VersionArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completion(version::CompletionArgs),
+    /// Write the man pages (used by `cargo xtask dist`).
+    #[command(hide = true)]
+    Man(version::ManArgs),
+    /// Compile the embedded component to machine code for this architecture's baseline CPU (used
+    /// by `cargo xtask dist`, which embeds the result in the release binary).
+    #[command(hide = true)]
+    Precompile(component::PrecompileArgs),
 }
 
 /// Output format of the judging commands.
@@ -189,6 +201,10 @@ pub fn main() -> ExitCode {
         Command::Serve(a) => serve::run(&a),
         Command::Playground(a) => playground::run(&a),
         Command::Component(a) => component::run(&a),
+        Command::Version(a) => version::run(&a),
+        Command::Completion(a) => version::completion(&a),
+        Command::Man(a) => version::man(&a),
+        Command::Precompile(a) => component::precompile(&a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,4 +1,14 @@
 //! `podmut`: see `podmut --help`. All logic lives in the library (`podmut::cli`).
+//!
+//! The binary also carries the component's precompiled machine code when the release build made
+//! one (`cargo xtask dist` sets `PODMUT_PRECOMPILED` to the artefact; `.cargo/config.toml` points it
+//! at an empty file otherwise). It is included here, in the binary crate, so that adding it
+//! relinks only the binary: the library and everything built on it stay as they are.
+
+/// The artefact `podmut precompile` wrote, or nothing.
+static PRECOMPILED: &[u8] = include_bytes!(env!("PODMUT_PRECOMPILED"));
+
 fn main() -> std::process::ExitCode {
+    podmut::precompiled::embed(PRECOMPILED);
     podmut::cli::main()
 }

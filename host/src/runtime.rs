@@ -253,8 +253,19 @@ impl Runtime {
             ComponentSource::Bytes(b) => b.as_slice().into(),
         };
         let engine = build_engine(&options)?;
-        let digest = hex(&Sha256::digest(&bytes));
-        let component = compile_cached(&engine, &bytes, &digest, &options.cache)?;
+        // The embedded component's digest was computed at build time.
+        let digest = match source {
+            ComponentSource::Embedded => crate::version::COMPONENT_SHA256.to_owned(),
+            ComponentSource::File(_) | ComponentSource::Bytes(_) => hex(&Sha256::digest(&bytes)),
+        };
+        let embedded = match source {
+            ComponentSource::Embedded => crate::precompiled::load_embedded(&engine),
+            ComponentSource::File(_) | ComponentSource::Bytes(_) => None,
+        };
+        let component = match embedded {
+            Some(c) => c,
+            None => compile_cached(&engine, &bytes, &digest, &options.cache)?,
+        };
         let mut linker: Linker<HostState> = Linker::new(&engine);
         add_to_linker(&mut linker).map_err(HostError::Link)?;
         let pre = linker.instantiate_pre(&component).map_err(HostError::Link)?;
@@ -489,6 +500,12 @@ fn classify(
 }
 
 fn build_engine(options: &RuntimeOptions) -> Result<Engine, HostError> {
+    Engine::new(&engine_config(options)).map_err(HostError::Engine)
+}
+
+/// The one wasmtime configuration every podmut engine uses. Machine code compiled under it
+/// (the cache, [`crate::precompiled`]) loads into any engine built from it, pooled or not.
+pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.epoch_interruption(true);
@@ -507,7 +524,7 @@ fn build_engine(options: &RuntimeOptions) -> Result<Engine, HostError> {
             .table_keep_resident(64 << 10);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
-    Engine::new(&config).map_err(HostError::Engine)
+    config
 }
 
 fn spawn_epoch_ticker(engine: Engine, alive: Arc<AtomicBool>) {

@@ -32,3 +32,20 @@ pub(crate) fn run(a: &ComponentArgs) -> Result<u8, Failure> {
     );
     Ok(0)
 }
+
+/// Arguments of `podmut precompile` (hidden: a step of `cargo xtask dist`).
+#[derive(Debug, Args)]
+pub(crate) struct PrecompileArgs {
+    /// Where to write the artefact (machine code for the baseline ISA of this architecture).
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+}
+
+pub(crate) fn precompile(a: &PrecompileArgs) -> Result<u8, Failure> {
+    let artefact =
+        crate::precompiled::precompile(EMBEDDED_COMPONENT).map_err(|e| Failure::internal(e.to_string()))?;
+    std::fs::write(&a.output, &artefact)
+        .map_err(|e| Failure::input(format!("cannot write {}: {e}", a.output.display())))?;
+    eprintln!("wrote {} ({} bytes)", a.output.display(), artefact.len());
+    Ok(0)
+}

@@ -1,6 +1,8 @@
-//! `podmut review`: AdmissionReview v1 in, AdmissionReview v1 out.
+//! `podmut review`: AdmissionReview v1 in, AdmissionReview v1 out — judged by the embedded
+//! component, or sent to a running webhook with `--server` (as the API server would send it).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use serde_json::Value;
@@ -16,11 +18,24 @@ pub(crate) struct ReviewArgs {
     #[arg(value_name = "FILE", default_value = "-")]
     file: PathBuf,
     /// A settings profile (YAML or JSON; see policies/default.yaml).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
     settings: Option<PathBuf>,
     /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
-    #[arg(long, value_name = "NAME=BOOL,...")]
+    #[arg(long, value_name = "NAME=BOOL,...", conflicts_with = "server")]
     feature_gates: Option<String>,
+    /// Send the review to this webhook instead (`https://HOST:PORT[/PATH]`, default path
+    /// `/validate`; `http://` for `wasmtime serve`) and print its answer; the webhook judges with
+    /// its own component and settings.
+    #[arg(long, value_name = "URL")]
+    server: Option<String>,
+    /// With --server: the CA bundle (PEM) to verify the webhook's certificate with.
+    #[arg(long, value_name = "FILE", requires = "server")]
+    ca: Option<PathBuf>,
+    /// With --server: how long to keep trying (connection refused, HTTP 503 while the webhook
+    /// starts) before giving up.
+    #[arg(long, value_name = "DURATION", default_value = "30s", requires = "server",
+          value_parser = super::serve::parse_duration)]
+    request_timeout: Duration,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -28,6 +43,9 @@ pub(crate) struct ReviewArgs {
 /// Prints the response review; exits 0 when the response allows the request, 1 when it denies.
 pub(crate) fn run(a: &ReviewArgs) -> Result<u8, Failure> {
     let text = read_input(&a.file, "FILE")?;
+    if let Some(url) = &a.server {
+        return send(a, url, &text);
+    }
     let (settings, settings_source) =
         settings_document(a.settings.as_ref(), a.feature_gates.as_deref(), false)?;
     let runtime = a.policy.runtime()?;
@@ -37,10 +55,40 @@ pub(crate) fn run(a: &ReviewArgs) -> Result<u8, Failure> {
         .map_err(|e| Failure::from_call(e, &[("admission-review", &file), ("settings", &settings_source)]))?;
     let value: Value = serde_json::from_str(&out)
         .map_err(|e| Failure::internal(format!("the component returned an unreadable review: {e}")))?;
-    emit(&to_json_string(&value));
+    Ok(print_verdict(&value))
+}
+
+/// `--server`: POST the review (YAML is sent as JSON, like kubectl does) and print the answer.
+fn send(a: &ReviewArgs, url: &str, text: &str) -> Result<u8, Failure> {
+    let review: Value = serde_yaml_ng::from_str(text)
+        .map_err(|e| Failure::input(format!("{}: not JSON or YAML: {e}", a.file.display())))?;
+    let body =
+        serde_json::to_vec(&review).map_err(|e| Failure::input(format!("{}: {e}", a.file.display())))?;
+    let server =
+        crate::client::Server::new(url, a.ca.as_deref()).map_err(|e| Failure::input(e.to_string()))?;
+    let (status, answer) = server
+        .post(&body, a.request_timeout)
+        .map_err(|e| Failure::internal(e.to_string()))?;
+    let value: Option<Value> = serde_json::from_slice(&answer).ok();
+    match value {
+        Some(v) if status == 200 && v.get("response").is_some() => Ok(print_verdict(&v)),
+        _ => {
+            let text = String::from_utf8_lossy(&answer);
+            let code = if (400..500).contains(&status) { 2 } else { 3 };
+            Err(Failure {
+                code,
+                message: format!("{url} answered HTTP {status}: {}", text.trim()),
+            })
+        }
+    }
+}
+
+/// Print the response review; 0 when it allows the request, 1 when it denies.
+fn print_verdict(value: &Value) -> u8 {
+    emit(&to_json_string(value));
     let allowed = value
         .pointer("/response/allowed")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    Ok(if allowed { 0 } else { 1 })
+    if allowed { 0 } else { 1 }
 }

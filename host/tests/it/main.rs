@@ -17,5 +17,6 @@ mod component;
 mod deploy;
 mod node_cli;
 mod serve;
+mod version;
 mod webhook;
 mod worlds;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{client_config, expect_bad_input, https, pod, podmut, review};
+use crate::support::{client_config, expect_bad_input, https, pod, podmut, review, stderr};
 
 #[test]
 fn serve_needs_a_certificate() {
@@ -95,6 +95,46 @@ fn serve_answers_over_https_and_drains_on_sigterm() {
     assert_eq!(status, 200);
     assert_eq!(v["response"]["uid"], "uid-process");
     assert_eq!(v["response"]["status"]["code"], 422);
+
+    // The same review through `podmut review --server`, as YAML (sent as JSON): same answer, exit 1.
+    let file = dir.path().join("review.yaml");
+    std::fs::write(&file, serde_yaml_ng::to_string(&review).unwrap()).unwrap();
+    let o = podmut()
+        .args(["review", "--server", &format!("https://{addr}"), "--ca"])
+        .arg(&ca)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let answer: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(answer["response"], v["response"]);
+    // A CA file that holds no certificate is bad input, named.
+    let o = podmut()
+        .args(["review", "--server", &format!("https://{addr}"), "--ca"])
+        .arg(&file)
+        .arg(&file)
+        .output()
+        .unwrap();
+    expect_bad_input(&o, "--ca ");
+    // https:// without --ca is refused before connecting; nothing listening fails naming the URL.
+    let o = podmut()
+        .args(["review", "--server", &format!("https://{addr}")])
+        .arg(&file)
+        .output()
+        .unwrap();
+    expect_bad_input(&o, "--ca FILE");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let url = format!("http://{closed}/validate");
+    let o = podmut()
+        .args(["review", "--request-timeout", "1s", "--server", &url])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains(&url), "{}", stderr(&o));
 
     let pid = child.id().to_string();
     assert!(

@@ -1,0 +1,92 @@
+//! What this build of podmut is: its version, the commit it was built from, the digest of the
+//! component it embeds, the wasmtime that runs it and the Kubernetes generation its rules follow.
+//! One place for these facts: `podmut version`, `podmut --version`, the webhook's start-up log and
+//! its build-info metric all read them from here. `build.rs` computes the commit, the digest and the
+//! wasmtime version at build time.
+
+use serde::Serialize;
+
+/// The podmut release (the workspace version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The git commit built (`git rev-parse HEAD` at build time; `$PODMUT_GIT_COMMIT` overrides it;
+/// `unknown` outside a git checkout).
+pub const GIT_COMMIT: &str = env!("PODMUT_GIT_COMMIT");
+
+/// SHA-256 (hex) of the embedded component: the bytes `podmut component` writes.
+pub const COMPONENT_SHA256: &str = env!("PODMUT_COMPONENT_SHA256");
+
+/// The wasmtime release linked into this binary (from Cargo.lock).
+pub const WASMTIME: &str = env!("PODMUT_WASMTIME_VERSION");
+
+/// The Kubernetes generation, as a literal so [`ONE_LINE`] can be built with `concat!`.
+macro_rules! kubernetes {
+    () => {
+        "1.33"
+    };
+}
+
+/// The newest Kubernetes generation whose API-server and kubelet rules the component follows
+/// (README, "Validation rules"). Update it together with the rules.
+pub const KUBERNETES: &str = kubernetes!();
+
+/// `podmut --version`: every fact on one line.
+pub const ONE_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("PODMUT_GIT_COMMIT"),
+    ", component sha256:",
+    env!("PODMUT_COMPONENT_SHA256"),
+    ", wasmtime ",
+    env!("PODMUT_WASMTIME_VERSION"),
+    ", kubernetes ",
+    kubernetes!(),
+    ")"
+);
+
+/// The facts as one record (`podmut version -o json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuildInfo {
+    /// [`VERSION`].
+    pub version: &'static str,
+    /// [`GIT_COMMIT`].
+    pub git_commit: &'static str,
+    /// [`COMPONENT_SHA256`].
+    pub component_sha256: &'static str,
+    /// [`WASMTIME`].
+    pub wasmtime: &'static str,
+    /// [`KUBERNETES`].
+    pub kubernetes: &'static str,
+}
+
+/// This build's facts.
+pub const BUILD: BuildInfo = BuildInfo {
+    version: VERSION,
+    git_commit: GIT_COMMIT,
+    component_sha256: COMPONENT_SHA256,
+    wasmtime: WASMTIME,
+    kubernetes: KUBERNETES,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_states_every_fact() {
+        for fact in [VERSION, GIT_COMMIT, COMPONENT_SHA256, WASMTIME, KUBERNETES] {
+            assert!(ONE_LINE.contains(fact), "{ONE_LINE} lacks {fact}");
+        }
+    }
+
+    #[test]
+    fn digest_is_of_the_embedded_component() {
+        use sha2::Digest as _;
+        let digest: String = sha2::Sha256::digest(crate::runtime::EMBEDDED_COMPONENT)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(COMPONENT_SHA256, digest);
+    }
+}
