@@ -6,7 +6,7 @@
 //! `test-programs/artifacts/build.rs` uses. Set `PODMUT_GUEST_WASM=/path/podmut.wasm` to embed a
 //! prebuilt component instead.
 
-#![allow(
+#![expect(
     clippy::expect_used,
     clippy::panic,
     reason = "a build script reports failure by panicking"

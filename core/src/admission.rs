@@ -12,14 +12,14 @@ use crate::field::{FieldError, invalid_message};
 use crate::settings::{Settings, UnknownSubresource};
 use crate::validation::{Subresource, Verdict, check};
 
-pub mod coverage;
+pub(crate) mod coverage;
 
 pub use coverage::{CoverageReport, HandlerCoverage, Scope, coverage};
 
 /// Upstream's per-warning length once truncating (`truncateItemRunes`, in runes).
-pub const MAX_WARNING_CHARS: usize = 256;
+pub(crate) const MAX_WARNING_CHARS: usize = 256;
 /// Upstream's total warning length before it starts truncating (`truncateAtTotalRunes`, in runes).
-pub const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
+pub(crate) const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
 
 /// Answer an AdmissionReview (JSON or YAML text) with an AdmissionReview response (JSON text).
 ///
@@ -157,7 +157,7 @@ fn unjudged(response: AdmissionResponse, what: &str, settings: &Settings) -> Adm
 }
 
 /// Turn a verdict into the response the API server itself would give.
-pub fn respond(mut response: AdmissionResponse, name: &str, verdict: &Verdict) -> AdmissionResponse {
+pub(crate) fn respond(mut response: AdmissionResponse, name: &str, verdict: &Verdict) -> AdmissionResponse {
     let warnings = limit_warnings(&verdict.warnings);
     if !warnings.is_empty() {
         response.warnings = Some(warnings);
@@ -171,7 +171,7 @@ pub fn respond(mut response: AdmissionResponse, name: &str, verdict: &Verdict) -
 }
 
 /// `apierrors.NewInvalid(...)`'s `Status`: code 422, reason Invalid, one cause per error.
-pub fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
+pub(crate) fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
     let causes = errors
         .iter()
         .map(|e| StatusCause {
@@ -203,7 +203,7 @@ pub fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
 /// while the total stays within [`MAX_WARNINGS_TOTAL_CHARS`] runes every warning is kept whole;
 /// once it would not, every warning is cut to [`MAX_WARNING_CHARS`] runes and those past the
 /// total are dropped.
-pub fn limit_warnings(warnings: &[String]) -> Vec<String> {
+pub(crate) fn limit_warnings(warnings: &[String]) -> Vec<String> {
     let runes = |s: &str| s.chars().count();
     let cut = |s: &str| -> String { s.chars().take(MAX_WARNING_CHARS).collect() };
     let valid = |s: &str| !s.chars().any(char::is_control);

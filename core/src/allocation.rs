@@ -31,13 +31,12 @@ use crate::settings::{Gate, Settings};
 mod changes;
 mod feasibility;
 mod node;
-pub(crate) mod pods;
 pub(crate) mod resources;
 mod retry;
 
 pub use changes::{Change, ChangeKind};
-pub use node::NodeConfig;
-pub use retry::{RetryEntry, RetryPlan, retry_order, retry_order_document};
+pub(crate) use node::NodeConfig;
+pub use retry::{RetryEntry, RetryPlan, retry_order_document};
 
 /// The input that the document is called in errors.
 const INPUT: &str = "request";
@@ -121,17 +120,17 @@ impl AllocationDecision {
 
 /// A decoded allocation request.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AllocationRequest {
+pub(crate) struct AllocationRequest {
     /// The node (needs `status.allocatable`).
-    pub node: Node,
+    pub(crate) node: Node,
     /// Kubelet configuration the Node does not carry.
-    pub node_config: NodeConfig,
+    pub(crate) node_config: NodeConfig,
     /// The other Pods on the node, with their allocated specs.
-    pub allocated_pods: Vec<Pod>,
+    pub(crate) allocated_pods: Vec<Pod>,
     /// This Pod's allocated spec.
-    pub allocated: Pod,
+    pub(crate) allocated: Pod,
     /// This Pod's desired spec.
-    pub desired: Pod,
+    pub(crate) desired: Pod,
 }
 
 /// Decide the allocation outcome for `req.desired` against `req.allocated` on `req.node`.
@@ -145,7 +144,7 @@ pub struct AllocationRequest {
 ///    Infeasible (an image-only change does not, podmut's reading of KEP-5972);
 /// 5. the admission predicate against the other Pods -> Deferred;
 /// 6. otherwise Allocated.
-pub fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecision {
+pub(crate) fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecision {
     let (desired, allocated) = (&req.desired, &req.allocated);
     let dynamic = settings.gate(Gate::DynamicContainers);
     let set = changes::diff(allocated, desired, settings);
@@ -187,12 +186,15 @@ pub fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecis
             return d;
         }
     };
-    if pods::is_terminating(desired) || pods::is_terminal(desired) {
+    if crate::podutil::is_terminating(desired) || crate::podutil::is_terminal(desired) {
         d.outcome = Outcome::Halted;
-        d.message = if pods::is_terminating(desired) {
+        d.message = if crate::podutil::is_terminating(desired) {
             "allocation is halted: the Pod is terminating".into()
         } else {
-            format!("allocation is halted: the Pod is {}", pods::phase(desired))
+            format!(
+                "allocation is halted: the Pod is {}",
+                crate::podutil::phase(desired)
+            )
         };
         d.allocated_pod = view;
         not_actuated_notes(&mut d, dynamic);
@@ -373,7 +375,7 @@ pub(crate) fn read_request(text: &str, input: &str) -> Result<(Map<String, Value
 }
 
 /// Read an allocation request document; every error names the field (`request: desired: ...`).
-pub fn parse_request(text: &str) -> Result<(AllocationRequest, Settings), InputError> {
+pub(crate) fn parse_request(text: &str) -> Result<(AllocationRequest, Settings), InputError> {
     let (obj, settings) = read_request(text, INPUT)?;
     check_keys(
         &obj,

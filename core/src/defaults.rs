@@ -14,15 +14,19 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use crate::quantity::Quantity;
+use crate::resource_helper::{
+    aggregate_container_limits, aggregate_container_requests, is_hugepage, is_supported_pod_level_resource,
+    pod_level_limits_set, pod_level_requests_set,
+};
 use crate::settings::{Gate, Settings};
 
 /// `v1.TerminationMessagePathDefault`.
-pub const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
+pub(crate) const TERMINATION_MESSAGE_PATH: &str = "/dev/termination-log";
 /// Secret, ConfigMap, DownwardAPI and projected volumes default to mode 0644.
 const DEFAULT_MODE: i32 = 0o644;
 
 /// Apply Kubernetes defaulting to a Pod in place.
-pub fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
+pub(crate) fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
     let Some(spec) = pod.spec.as_mut() else { return };
     set_defaults_pod(spec, settings);
     set_defaults_pod_spec(spec);
@@ -94,19 +98,6 @@ fn default_requests_to_limits(r: &mut ResourceRequirements) {
     }
 }
 
-/// Resources that may be set at pod level (`IsSupportedPodLevelResource`).
-fn supported_pod_level(name: &str) -> bool {
-    crate::pod::resources::is_supported_pod_level(name)
-}
-
-/// `AggregateContainerRequests` / `AggregateContainerLimits` (shared with validation).
-fn aggregate_containers(
-    spec: &PodSpec,
-    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
-) -> BTreeMap<String, Quantity> {
-    crate::pod::resources::aggregate_containers(spec, pick)
-}
-
 /// `defaultHugePagePodLimits`: when pod-level resources are partly set, pod-level hugepage limits
 /// default to the aggregated container hugepage limits (unless a pod-level hugepage request is
 /// set for that size).
@@ -118,15 +109,13 @@ fn default_pod_level_hugepage_limits(spec: &mut PodSpec) {
     if empty(&resources.limits) && empty(&resources.requests) {
         return;
     }
-    let aggregated = aggregate_containers(spec, |r| r.limits.as_ref());
+    let aggregated = aggregate_container_limits(spec);
     let Some(resources) = spec.resources.as_mut() else {
         return;
     };
     let mut limits = resources.limits.clone().unwrap_or_default();
     for (k, q) in aggregated {
-        if !crate::pod::resources::is_hugepage(&k)
-            || resources.requests.as_ref().is_some_and(|r| r.contains_key(&k))
-        {
+        if !is_hugepage(&k) || resources.requests.as_ref().is_some_and(|r| r.contains_key(&k)) {
             continue;
         }
         limits.entry(k).or_insert_with(|| K8sQuantity(q.to_string()));
@@ -144,7 +133,7 @@ fn default_pod_level_requests(spec: &mut PodSpec) {
     if limits.is_empty() {
         return;
     }
-    let aggregated = aggregate_containers(spec, |r| r.requests.as_ref());
+    let aggregated = aggregate_container_requests(spec);
     let Some(resources) = spec.resources.as_mut() else {
         return;
     };
@@ -155,7 +144,7 @@ fn default_pod_level_requests(spec: &mut PodSpec) {
         }
     }
     for (k, v) in limits {
-        if supported_pod_level(&k) && !reqs.contains_key(&k) {
+        if is_supported_pod_level_resource(&k) && !reqs.contains_key(&k) {
             reqs.insert(k, v);
         }
     }
@@ -170,13 +159,10 @@ fn default_pod_level_limits(spec: &mut PodSpec) {
     let Some(resources) = spec.resources.as_ref() else {
         return;
     };
-    // IsPodLevelLimitsSet / IsPodLevelRequestsSet: only supported pod-level resources count.
-    let any_supported =
-        |l: &Option<BTreeMap<String, K8sQuantity>>| l.iter().flatten().any(|(k, _)| supported_pod_level(k));
-    if any_supported(&resources.limits) || !any_supported(&resources.requests) {
+    if pod_level_limits_set(Some(resources)) || !pod_level_requests_set(Some(resources)) {
         return;
     }
-    let aggregated = aggregate_containers(spec, |r| r.limits.as_ref());
+    let aggregated = aggregate_container_limits(spec);
     let all_have = |k: &str| {
         spec.containers
             .iter()
@@ -310,7 +296,7 @@ fn set_defaults_volume(v: &mut Volume) {
 }
 
 /// The image tag as `parsers.ParseImageName` reports it (`latest` when neither tag nor digest is given).
-pub fn image_tag(image: &str) -> &str {
+pub(crate) fn image_tag(image: &str) -> &str {
     let (name, has_digest) = match image.split_once('@') {
         Some((n, _)) => (n, true),
         None => (image, false),
@@ -325,7 +311,7 @@ pub fn image_tag(image: &str) -> &str {
 
 /// `Always` for a `:latest` (or untagged) image, else `IfNotPresent` (also for an empty image,
 /// which `ParseImageName` rejects, leaving the tag empty).
-pub fn default_pull_policy(image: &str) -> &'static str {
+pub(crate) fn default_pull_policy(image: &str) -> &'static str {
     if !image.is_empty() && image_tag(image) == "latest" {
         "Always"
     } else {
@@ -377,7 +363,7 @@ fn set_defaults_container(c: &mut Container) {
 }
 
 fn set_defaults_ephemeral_container(c: &mut EphemeralContainer) {
-    let mut as_container = crate::pod::ephemeral_as_container(c);
+    let mut as_container = crate::podutil::ephemeral_as_container(c);
     set_defaults_container(&mut as_container);
     c.image_pull_policy = as_container.image_pull_policy;
     c.termination_message_path = as_container.termination_message_path;

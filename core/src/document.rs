@@ -128,7 +128,7 @@ pub fn parse_text(text: &str, input: &str, max_bytes: u64) -> Result<Value, Inpu
 
 /// Parse a stream that may hold several YAML documents (`---`), a JSON array, or a `List` object,
 /// into its items.
-pub fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value>, InputError> {
+pub(crate) fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value>, InputError> {
     let len = text.len() as u64;
     if len > max_bytes {
         return Err(InputError::TooLarge {
@@ -170,7 +170,7 @@ pub fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value
 }
 
 /// Describe a `serde_path_to_error` failure as `<path>: <what>`.
-pub fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+pub(crate) fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
     let path = e.path().to_string();
     if path.is_empty() || path == "." {
         e.inner().to_string()
@@ -184,24 +184,16 @@ pub fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) ->
 /// This is the general path (YAML, numeric quantities, errors); JSON Pods and reviews usually take
 /// [`read_json_directly`] instead. A second, untracked decoding of the value here would be faster
 /// still but would add another copy of every k8s-openapi decoder to the component (+0.9 MB).
-pub fn decode<T: DeserializeOwned>(value: Value, input: &str) -> Result<T, InputError> {
+pub(crate) fn decode<T: DeserializeOwned>(value: Value, input: &str) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(|e| InputError::malformed(input, describe_path_error(&e)))
 }
 
-/// Keys whose values are `ResourceList`s or single quantities: numbers there are quantities written
-/// without quotes (`cpu: 1`), which upstream accepts and k8s-openapi's string `Quantity` does not.
-const QUANTITY_MAP_KEYS: &[&str] = &[
-    "limits",
-    "requests",
-    "allocatable",
-    "capacity",
-    "overhead",
-    "allocatedResources",
-];
-const QUANTITY_KEYS: &[&str] = &["sizeLimit"];
+// Numbers under these keys are quantities written without quotes (`cpu: 1`), which upstream
+// accepts and k8s-openapi's string `Quantity` does not.
+use crate::resource_helper::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
 
 /// Rewrite numeric quantities as strings, the way upstream's `Quantity.UnmarshalJSON` reads them.
-pub fn normalize_quantities(v: &mut Value) {
+pub(crate) fn normalize_quantities(v: &mut Value) {
     normalize_quantities_at(v, 0);
 }
 
@@ -212,7 +204,7 @@ fn normalize_quantities_at(v: &mut Value, depth: usize) {
     match v {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {
-                if QUANTITY_MAP_KEYS.contains(&k.as_str()) {
+                if RESOURCE_LIST_KEYS.contains(&k.as_str()) {
                     if let Value::Object(list) = child {
                         for q in list.values_mut() {
                             number_to_string(q);
@@ -240,7 +232,12 @@ fn number_to_string(v: &mut Value) {
 }
 
 /// Check `apiVersion`/`kind` when present: a document of another kind is a clear error.
-pub fn expect_kind(value: &Value, input: &str, api_version: &str, kind: &str) -> Result<(), InputError> {
+pub(crate) fn expect_kind(
+    value: &Value,
+    input: &str,
+    api_version: &str,
+    kind: &str,
+) -> Result<(), InputError> {
     let Some(obj) = value.as_object() else {
         let found = match value {
             Value::Null => "nothing (an empty document)",
@@ -286,9 +283,9 @@ pub fn pod_from_value(mut value: Value, input: &str) -> Result<Pod, InputError> 
 /// Parse and decode a Pod from JSON or YAML text.
 ///
 /// ```
-/// let pod = podmut_core::document::parse_pod("kind: Pod\napiVersion: v1\nmetadata: {name: p}\n", "pod", 1 << 20).unwrap();
+/// let pod = podmut_core::parse_pod("kind: Pod\napiVersion: v1\nmetadata: {name: p}\n", "pod", 1 << 20).unwrap();
 /// assert_eq!(pod.metadata.name.as_deref(), Some("p"));
-/// let err = podmut_core::document::parse_pod("{\"spec\": {\"containers\": [{\"name\": 1}]}}", "new-pod", 1 << 20).unwrap_err();
+/// let err = podmut_core::parse_pod("{\"spec\": {\"containers\": [{\"name\": 1}]}}", "new-pod", 1 << 20).unwrap_err();
 /// assert!(err.to_string().contains("spec.containers[0].name"), "{err}");
 /// ```
 pub fn parse_pod(text: &str, input: &str, max_bytes: u64) -> Result<Pod, InputError> {
@@ -317,7 +314,7 @@ pub fn read_json_directly<T: DeserializeOwned>(text: &str, max_bytes: u64) -> Op
 }
 
 /// Decode a Node from a JSON value.
-pub fn node_from_value(mut value: Value, input: &str) -> Result<Node, InputError> {
+pub(crate) fn node_from_value(mut value: Value, input: &str) -> Result<Node, InputError> {
     expect_kind(&value, input, "v1", "Node")?;
     normalize_quantities(&mut value);
     decode(value, input)

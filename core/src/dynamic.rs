@@ -11,19 +11,20 @@
 //! 1. With `DynamicContainers` off the subresource is not served: a single `Forbidden []`
 //!    (`dynamic/gate-disabled`); the KEP: "Disabling it will cause the API server to reject
 //!    subsequent structural changes to .spec.containers".
-//! 2. Metadata update, full validation of the new Pod (names unique among all containers, volume
-//!    mounts and claims that exist, resources, probes, ...) and the annotation rules, as for every
-//!    update.
+//! 2. The update prefix every update shares (`ValidateObjectMetaUpdate`, full validation of the new
+//!    Pod — names unique among all containers, volume mounts and claims that exist, resources,
+//!    probes, ... — and the annotation rules), with the options derived from the old Pod.
 //! 3. Main containers are matched **by name**: a name only in the new Pod is an added container, a
 //!    name only in the old Pod a removed one; the others are existing containers.
 //! 4. The KEP-5972 limitations (below), and the in-place resize rules (`pods/resize`) for existing
 //!    containers whose resources change.
-//! 5. The plain-update rules (`ValidatePodUpdate`: tolerations, activeDeadlineSeconds, scheduling
-//!    gates, gated-Pod node affinity, the `Forbidden spec` catch-all for everything else) on a
-//!    *projection* of the request onto the old container list: added containers left out, removed
-//!    ones put back, resized cpu/memory (and, with `MutableContainerProbes`, probes) taken from the
-//!    old Pod. Its metadata and full-validation errors are dropped (step 2 reported them on the real
-//!    Pod), so every error appears once and at the real Pod's paths.
+//! 5. The spec-update step of the plain update (`ValidatePodUpdate` after its prefix:
+//!    activeDeadlineSeconds, tolerations, scheduling gates, gated-Pod node affinity, the
+//!    `Forbidden spec` catch-all for everything else) on a *projection* of the request onto the old
+//!    container list: added containers left out, removed ones put back, resized cpu/memory (and,
+//!    with `MutableContainerProbes`, probes) taken from the old Pod. Only that step runs on the
+//!    projection — step 2 already validated the real Pod — so every error appears once and at the
+//!    real Pod's paths.
 //!
 //! # Rules and field paths
 //!
@@ -65,65 +66,38 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::core::v1::{Container, Pod, Probe};
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::pod::{is_static_pod, spec_of};
-use crate::qos::{compute_pod_qos, get_pod_qos};
-use crate::resize::{
-    ResizeOrigins, containers_eq, drop_cpu_memory_resources, drop_pod_level_cpu_memory, is_restartable,
-    node_supports_resize, pod_level_resize_enabled, pod_level_resources_set, validate_container_resize,
+use crate::pod::probes::ProbeKind;
+use crate::pod::resize::{
+    ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
+    pod_level_resize_enabled, pod_level_resources_present, validate_container_resize,
 };
-use crate::semantic::{diff_paths, semantic_eq};
+use crate::pod::{PodValidationOptions, validate_spec_update, validate_update_prefix};
+use crate::podutil::{
+    init_containers, is_initialized, is_mirror_pod, is_restartable_init, is_windows, phase, spec as spec_of,
+};
+use crate::qos::{compute_pod_qos, get_pod_qos};
+use crate::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
-use crate::subresource::{Prepared, is_windows, subtract, validate_new_pod, validate_update_basics};
+use crate::strategy::Prepared;
 
 /// The resize origins `pods/dynamic` reports.
-pub const DYNAMIC_RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
+const DYNAMIC_RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
     requests_removed: "dynamic/resize-requests-removed",
     limits_removed: "dynamic/resize-limits-removed",
     memory_limit: "dynamic/resize-memory-limit-decrease",
 };
 
 /// The detail of `dynamic/container-mutation`.
-pub const MUTATION_DETAIL: &str = "pods/dynamic may not change an existing container except its image, its cpu and memory resources and (with MutableContainerProbes) its probes; remove it and add a container with another name instead";
+const MUTATION_DETAIL: &str = "pods/dynamic may not change an existing container except its image, its cpu and memory resources and (with MutableContainerProbes) its probes; remove it and add a container with another name instead";
 
-const PROBES: [&str; 3] = ["livenessProbe", "readinessProbe", "startupProbe"];
-
-fn probes(c: &Container) -> [&Option<Probe>; 3] {
-    [&c.liveness_probe, &c.readiness_probe, &c.startup_probe]
-}
-
+/// The liveness, readiness and startup probes of `from`, copied into `into`.
 fn copy_probes(into: &mut Container, from: &Container) {
-    into.liveness_probe.clone_from(&from.liveness_probe);
-    into.readiness_probe.clone_from(&from.readiness_probe);
-    into.startup_probe.clone_from(&from.startup_probe);
-}
-
-fn requirements_eq(a: &Container, b: &Container) -> bool {
-    containers_eq(
-        &Container {
-            resources: a.resources.clone(),
-            ..Container::default()
-        },
-        &Container {
-            resources: b.resources.clone(),
-            ..Container::default()
-        },
-    )
-}
-
-/// The old Pod's phase, or `""`.
-fn phase(pod: &Pod) -> &str {
-    pod.status.as_ref().and_then(|s| s.phase.as_deref()).unwrap_or("")
-}
-
-/// Whether the Pod has the condition `Initialized=True`.
-fn initialized(pod: &Pod) -> bool {
-    pod.status
-        .iter()
-        .flat_map(|s| s.conditions.iter().flatten())
-        .any(|c| c.type_ == "Initialized" && c.status == "True")
+    for kind in ProbeKind::ALL {
+        kind.of_mut(into).clone_from(&kind.of(from).cloned());
+    }
 }
 
 /// KEP-6318: probe changes are rejected on Pods with a deletionTimestamp or in a terminal phase.
@@ -134,11 +108,11 @@ fn probes_frozen(pod: &Pod) -> bool {
 /// KEP-6318's restriction for one existing container (main or sidecar): no probe changes on a
 /// deleting or terminated Pod.
 fn check_probe_changes(new: &Container, old: &Container, path: &Path, frozen: bool, errs: &mut ErrorList) {
-    for ((n, o), field) in probes(new).into_iter().zip(probes(old)).zip(PROBES) {
-        if frozen && !semantic_eq(n, o) {
+    for kind in ProbeKind::ALL {
+        if frozen && !semantic_eq(&kind.of(new).cloned(), &kind.of(old).cloned()) {
             errs.push(
                 FieldError::forbidden(
-                    &path.child(field),
+                    &path.child(kind.field()),
                     "probes may not be changed on a pod that has a deletionTimestamp or has terminated",
                 )
                 .with_origin("dynamic/probes-terminating"),
@@ -269,7 +243,7 @@ fn check_added_container(
 /// Validate a `pods/dynamic` update (KEP-5972; see the module documentation for every rule).
 ///
 /// Call it on the Pod [`prepare_update`] returns, as the API server would.
-pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+pub(crate) fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     if !settings.gate(Gate::DynamicContainers) {
         return vec![
             FieldError::forbidden(
@@ -279,289 +253,389 @@ pub fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> Err
             .with_origin("dynamic/gate-disabled"),
         ];
     }
-    let mut errs = validate_update_basics(new, old, settings, true);
-    let ns = spec_of(new);
-    let os = spec_of(old);
-    let spec_path = Path::new("spec");
-    let containers_path = spec_path.child("containers");
-    let ippr = settings.gate(Gate::InPlacePodVerticalScaling);
-    let sidecars = settings.gate(Gate::SidecarContainers);
-    let mcp = settings.gate(Gate::MutableContainerProbes);
-    let pod_level = pod_level_resize_enabled(settings);
-
-    // Match main containers by name.
-    let mut old_index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, c) in os.containers.iter().enumerate() {
-        old_index.entry(c.name.as_str()).or_insert(i);
+    let opts = PodValidationOptions::for_update(new, old, settings);
+    let mut errs = validate_update_prefix(new, old, &opts);
+    let change = DynamicChange::of(new, old, settings);
+    if let Some(refusal) = change.whole_pod_refusal() {
+        return vec![refusal];
     }
-    let mut matched = BTreeSet::new();
-    let mut existing = Vec::new();
-    let mut added = Vec::new();
-    for (i, c) in ns.containers.iter().enumerate() {
-        match old_index.get(c.name.as_str()) {
-            Some(&o) if matched.insert(o) => existing.push((i, o)),
-            _ => added.push(i),
-        }
-    }
-    let removed = (0..os.containers.len()).any(|o| !matched.contains(&o));
-    let structural = !added.is_empty() || removed;
-
-    let empty = Vec::new();
-    let new_init = ns.init_containers.as_ref().unwrap_or(&empty);
-    let old_init = os.init_containers.as_ref().unwrap_or(&empty);
-    let init_names_eq =
-        new_init.len() == old_init.len() && new_init.iter().zip(old_init).all(|(n, o)| n.name == o.name);
-    let pod_level_changed = !crate::resize::specs_eq(
-        &k8s_openapi::api::core::v1::PodSpec {
-            resources: ns.resources.clone(),
-            ..Default::default()
-        },
-        &k8s_openapi::api::core::v1::PodSpec {
-            resources: os.resources.clone(),
-            ..Default::default()
-        },
-    );
-    let resized = pod_level_changed
-        || existing
-            .iter()
-            .any(|&(n, o)| !requirements_eq(&ns.containers[n], &os.containers[o]))
-        || (init_names_eq && new_init.iter().zip(old_init).any(|(n, o)| !requirements_eq(n, o)));
-
-    // Whole-Pod refusals, alone at the root like pods/resize.
-    if structural || resized {
-        if is_windows(old) {
-            return vec![
-                FieldError::forbidden(
-                    &Path::root(),
-                    "windows pods do not support dynamic containers or in-place resize",
-                )
-                .with_origin("dynamic/windows"),
-            ];
-        }
-        if is_static_pod(old) {
-            return vec![
-                FieldError::forbidden(
-                    &Path::root(),
-                    "static pods do not support dynamic containers or in-place resize",
-                )
-                .with_origin("dynamic/static-pod"),
-            ];
-        }
-    }
-    if resized && !pod_level && (pod_level_resources_set(old) || pod_level_resources_set(new)) {
-        return vec![
-            FieldError::forbidden(&Path::root(), "pods with pod-level resources cannot be resized")
-                .with_origin("dynamic/pod-level-resources"),
-        ];
-    }
-
-    if structural {
-        if old.metadata.deletion_timestamp.is_some() || new.metadata.deletion_timestamp.is_some() {
-            errs.push(
-                FieldError::forbidden(
-                    &containers_path,
-                    "containers may not be added or removed once the pod has a deletionTimestamp",
-                )
-                .with_origin("dynamic/deletion-timestamp"),
-            );
-        }
-        if phase(old) != "Running" {
-            let shown = if phase(old).is_empty() {
-                "unset"
-            } else {
-                phase(old)
-            };
-            errs.push(
-                FieldError::forbidden(
-                    &containers_path,
-                    format!(
-                        "containers may only be added or removed while the pod is Running (phase: {shown})"
-                    ),
-                )
-                .with_origin("dynamic/pod-running"),
-            );
-        }
-        if !initialized(old) {
-            errs.push(
-                FieldError::forbidden(
-                    &containers_path,
-                    "containers may only be added or removed once the pod is initialized (condition Initialized=True)",
-                )
-                .with_origin("dynamic/pod-initialized"),
-            );
-        }
-    }
-    if !init_names_eq {
-        errs.push(
-            FieldError::forbidden(
-                &spec_path.child("initContainers"),
-                "pods/dynamic may not add, remove, rename or reorder init containers",
-            )
-            .with_origin("dynamic/init-containers"),
-        );
-    }
-
+    errs.extend(change.structural_guards());
     let statuses = status_names(old);
-    for &i in &added {
+    for &i in &change.added {
         check_added_container(
-            &ns.containers[i],
-            &containers_path.index(i),
+            &change.new_spec.containers[i],
+            &Path::new("spec").child("containers").index(i),
             old,
             new,
             &statuses,
             &mut errs,
         );
     }
+    let mut projection = Projection::of_old(&change.old_spec);
+    change.check_existing_containers(&mut projection, &mut errs);
+    change.check_sidecars(&mut projection, &mut errs);
+    change.check_pod_level(&mut projection, &mut errs);
+    errs.extend(change.qos_and_node_support(projection.resized));
 
-    // Existing containers: image, cpu/memory and probes only.
-    let frozen = probes_frozen(old) || probes_frozen(new);
-    let mut projected_containers = os.containers.clone();
-    let mut resized_existing = false;
-    for &(n, o) in &existing {
-        let (nc, oc) = (&ns.containers[n], &os.containers[o]);
-        let path = containers_path.index(n);
-        let mut munged = nc.clone();
-        munged.image.clone_from(&oc.image);
-        if ippr {
-            let claims = nc.resources.as_ref().and_then(|r| r.claims.clone());
-            munged = drop_cpu_memory_resources(&munged, oc);
-            // Unlike upstream's resize munging, keep the claims: they are compared, not dropped.
-            if claims.is_some() {
-                munged.resources.get_or_insert_with(Default::default).claims = claims;
+    // Everything else as on the main resource: only the spec-update step, on the projection.
+    let mut projected = new.clone();
+    projected.metadata = old.metadata.clone();
+    projected.spec = Some(projection.into_spec(&change.new_spec, &change.old_spec));
+    projected.status.clone_from(&old.status);
+    errs.extend(validate_spec_update(&projected, old, settings));
+    errs
+}
+
+/// A `pods/dynamic` request seen as KEP-5972 sees it: main containers matched **by name** into
+/// added, removed and existing ones, and whether anything is resized.
+struct DynamicChange<'a> {
+    new: &'a Pod,
+    old: &'a Pod,
+    new_spec: std::borrow::Cow<'a, PodSpec>,
+    old_spec: std::borrow::Cow<'a, PodSpec>,
+    settings: &'a Settings,
+    /// (new index, old index) of each existing container.
+    existing: Vec<(usize, usize)>,
+    /// New indexes of added containers.
+    added: Vec<usize>,
+    /// Containers are added or removed.
+    structural: bool,
+    /// The init containers keep their names and order.
+    init_names_eq: bool,
+    /// The pod-level requirements change.
+    pod_level_changed: bool,
+    /// Some requirements (container, sidecar or pod level) change.
+    resized: bool,
+}
+
+impl<'a> DynamicChange<'a> {
+    fn of(new: &'a Pod, old: &'a Pod, settings: &'a Settings) -> Self {
+        let (new_spec, old_spec) = (spec_of(new), spec_of(old));
+        let mut old_index: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, c) in old_spec.containers.iter().enumerate() {
+            old_index.entry(c.name.as_str()).or_insert(i);
+        }
+        let mut matched = BTreeSet::new();
+        let mut existing = Vec::new();
+        let mut added = Vec::new();
+        for (i, c) in new_spec.containers.iter().enumerate() {
+            match old_index.get(c.name.as_str()) {
+                Some(&o) if matched.insert(o) => existing.push((i, o)),
+                _ => added.push(i),
             }
         }
-        if mcp {
-            copy_probes(&mut munged, oc);
-        }
-        if !containers_eq(&munged, oc) {
-            let changed: Vec<String> = diff_paths(oc, &munged);
-            errs.push(
-                FieldError::forbidden(
-                    &path,
-                    format!("{MUTATION_DETAIL}\n  changed: {}", changed.join(", ")),
-                )
-                .with_origin("dynamic/container-mutation"),
-            );
-            continue;
-        }
-        if !requirements_eq(nc, oc) {
-            resized_existing = true;
-            errs.extend(validate_container_resize(
-                nc.resources.as_ref(),
-                oc.resources.as_ref(),
-                nc.resize_policy.as_ref(),
-                &path.child("resources"),
-                settings,
-                &DYNAMIC_RESIZE_ORIGINS,
-            ));
-        }
-        if mcp {
-            check_probe_changes(nc, oc, &path, frozen, &mut errs);
-        }
-        if let Some(slot) = projected_containers.get_mut(o) {
-            let mut p = nc.clone();
-            p.resources.clone_from(&oc.resources);
-            if mcp {
-                copy_probes(&mut p, oc);
-            }
-            *slot = p;
+        let removed = (0..old_spec.containers.len()).any(|o| !matched.contains(&o));
+        let (new_init, old_init) = (init_containers(&new_spec), init_containers(&old_spec));
+        let init_names_eq =
+            new_init.len() == old_init.len() && new_init.iter().zip(old_init).all(|(n, o)| n.name == o.name);
+        let pod_level_changed = !requirements_eq(new_spec.resources.as_ref(), old_spec.resources.as_ref());
+        let resized = pod_level_changed
+            || existing
+                .iter()
+                .any(|&(n, o)| !container_requirements_eq(&new_spec.containers[n], &old_spec.containers[o]))
+            || (init_names_eq
+                && new_init
+                    .iter()
+                    .zip(old_init)
+                    .any(|(n, o)| !container_requirements_eq(n, o)));
+        Self {
+            new,
+            old,
+            settings,
+            structural: !added.is_empty() || removed,
+            existing,
+            added,
+            init_names_eq,
+            pod_level_changed,
+            resized,
+            new_spec,
+            old_spec,
         }
     }
 
-    // Sidecars resize (and change probes) as on pods/resize and the main resource.
-    let mut projected_init = old_init.clone();
-    if init_names_eq {
-        let init_path = spec_path.child("initContainers");
-        for (ix, (nc, oc)) in new_init.iter().zip(old_init).enumerate() {
-            let mut p = nc.clone();
-            if is_restartable(oc) && sidecars {
-                if ippr && !requirements_eq(nc, oc) {
-                    resized_existing = true;
-                    errs.extend(validate_container_resize(
-                        nc.resources.as_ref(),
-                        oc.resources.as_ref(),
-                        nc.resize_policy.as_ref(),
-                        &init_path.index(ix).child("resources"),
-                        settings,
-                        &DYNAMIC_RESIZE_ORIGINS,
-                    ));
-                    let dropped = drop_cpu_memory_resources(nc, oc);
-                    p.resources = dropped.resources;
-                }
+    fn gate(&self, gate: Gate) -> bool {
+        self.settings.gate(gate)
+    }
+
+    /// Whole-Pod refusals, alone at the root like `pods/resize`.
+    fn whole_pod_refusal(&self) -> Option<FieldError> {
+        let refuse = |detail: &str, origin: &'static str| {
+            Some(FieldError::forbidden(&Path::root(), detail).with_origin(origin))
+        };
+        if self.structural || self.resized {
+            if is_windows(self.old) {
+                return refuse(
+                    "windows pods do not support dynamic containers or in-place resize",
+                    "dynamic/windows",
+                );
+            }
+            if is_mirror_pod(self.old) {
+                return refuse(
+                    "static pods do not support dynamic containers or in-place resize",
+                    "dynamic/static-pod",
+                );
+            }
+        }
+        if self.resized
+            && !pod_level_resize_enabled(self.settings)
+            && (pod_level_resources_present(self.old) || pod_level_resources_present(self.new))
+        {
+            return refuse(
+                "pods with pod-level resources cannot be resized",
+                "dynamic/pod-level-resources",
+            );
+        }
+        None
+    }
+
+    /// Deletion, phase and initialization guard adding and removing containers; init containers
+    /// are never added, removed, renamed or reordered.
+    fn structural_guards(&self) -> ErrorList {
+        let mut errs = ErrorList::new();
+        let containers_path = Path::new("spec").child("containers");
+        let forbid = |errs: &mut ErrorList, detail: String, origin: &'static str| {
+            errs.push(FieldError::forbidden(&containers_path, detail).with_origin(origin));
+        };
+        if self.structural {
+            let old = self.old;
+            if old.metadata.deletion_timestamp.is_some() || self.new.metadata.deletion_timestamp.is_some() {
+                forbid(
+                    &mut errs,
+                    "containers may not be added or removed once the pod has a deletionTimestamp".to_owned(),
+                    "dynamic/deletion-timestamp",
+                );
+            }
+            if phase(old) != "Running" {
+                let shown = if phase(old).is_empty() {
+                    "unset"
+                } else {
+                    phase(old)
+                };
+                forbid(
+                    &mut errs,
+                    format!(
+                        "containers may only be added or removed while the pod is Running (phase: {shown})"
+                    ),
+                    "dynamic/pod-running",
+                );
+            }
+            if !is_initialized(old) {
+                forbid(
+                    &mut errs,
+                    "containers may only be added or removed once the pod is initialized (condition Initialized=True)"
+                        .to_owned(),
+                    "dynamic/pod-initialized",
+                );
+            }
+        }
+        if !self.init_names_eq {
+            errs.push(
+                FieldError::forbidden(
+                    &Path::new("spec").child("initContainers"),
+                    "pods/dynamic may not add, remove, rename or reorder init containers",
+                )
+                .with_origin("dynamic/init-containers"),
+            );
+        }
+        errs
+    }
+
+    /// Existing containers: image, cpu/memory and probes only.
+    fn check_existing_containers(&self, projection: &mut Projection, errs: &mut ErrorList) {
+        let containers_path = Path::new("spec").child("containers");
+        let (ippr, mcp) = (
+            self.gate(Gate::InPlacePodVerticalScaling),
+            self.gate(Gate::MutableContainerProbes),
+        );
+        let frozen = probes_frozen(self.old) || probes_frozen(self.new);
+        for &(n, o) in &self.existing {
+            let (nc, oc) = (&self.new_spec.containers[n], &self.old_spec.containers[o]);
+            let path = containers_path.index(n);
+            if let Some(e) = mutation_error(nc, oc, ippr, mcp, &path) {
+                errs.push(e);
+                continue;
+            }
+            if !container_requirements_eq(nc, oc) {
+                projection.resized = true;
+                errs.extend(self.container_resize(nc, oc, &path.child("resources")));
+            }
+            if mcp {
+                check_probe_changes(nc, oc, &path, frozen, errs);
+            }
+            if let Some(slot) = projection.containers.get_mut(o) {
+                let mut p = nc.clone();
+                p.resources.clone_from(&oc.resources);
                 if mcp {
-                    check_probe_changes(nc, oc, &init_path.index(ix), frozen, &mut errs);
                     copy_probes(&mut p, oc);
                 }
-            }
-            if let Some(slot) = projected_init.get_mut(ix) {
                 *slot = p;
             }
         }
     }
 
-    let mut projected_spec = ns.clone().into_owned();
-    projected_spec.containers = projected_containers;
-    if ns.init_containers.is_some() || os.init_containers.is_some() {
-        projected_spec.init_containers = Some(projected_init);
+    /// Sidecars resize (and change probes) as on `pods/resize` and the main resource.
+    fn check_sidecars(&self, projection: &mut Projection, errs: &mut ErrorList) {
+        if !self.init_names_eq {
+            return;
+        }
+        let (ippr, mcp) = (
+            self.gate(Gate::InPlacePodVerticalScaling),
+            self.gate(Gate::MutableContainerProbes),
+        );
+        let frozen = probes_frozen(self.old) || probes_frozen(self.new);
+        let init_path = Path::new("spec").child("initContainers");
+        let old_init = init_containers(&self.old_spec);
+        for (ix, (nc, oc)) in init_containers(&self.new_spec).iter().zip(old_init).enumerate() {
+            let mut p = nc.clone();
+            if is_restartable_init(oc) && self.gate(Gate::SidecarContainers) {
+                if ippr && !container_requirements_eq(nc, oc) {
+                    projection.resized = true;
+                    errs.extend(self.container_resize(nc, oc, &init_path.index(ix).child("resources")));
+                    p.resources = drop_cpu_memory_resources(nc, oc).resources;
+                }
+                if mcp {
+                    check_probe_changes(nc, oc, &init_path.index(ix), frozen, errs);
+                    copy_probes(&mut p, oc);
+                }
+            }
+            if let Some(slot) = projection.init_containers.get_mut(ix) {
+                *slot = p;
+            }
+        }
     }
-    if pod_level && pod_level_changed {
+
+    /// Pod-level cpu and memory resize like a container's (with the pod-level resize gate).
+    fn check_pod_level(&self, projection: &mut Projection, errs: &mut ErrorList) {
+        if !(pod_level_resize_enabled(self.settings) && self.pod_level_changed) {
+            return;
+        }
+        let (new, old) = (self.new_spec.resources.as_ref(), self.old_spec.resources.as_ref());
         errs.extend(validate_container_resize(
-            ns.resources.as_ref(),
-            os.resources.as_ref(),
+            new,
+            old,
             None,
-            &spec_path.child("resources"),
-            &Settings {
-                memory_limit_decrease: MemoryLimitDecrease::Allow,
-                ..settings.clone()
-            },
+            &Path::new("spec").child("resources"),
+            // no resize policy exists at pod level; only removals are checked
+            MemoryLimitDecrease::Allow,
             &DYNAMIC_RESIZE_ORIGINS,
         ));
-        projected_spec.resources = drop_pod_level_cpu_memory(ns.resources.as_ref(), os.resources.as_ref());
-        resized_existing = true;
+        projection.pod_level = Some(drop_pod_level_cpu_memory(new, old));
+        projection.resized = true;
     }
 
-    if get_pod_qos(old, settings) != compute_pod_qos(new, settings) {
-        let qos = new
-            .status
-            .as_ref()
-            .and_then(|s| s.qos_class.clone())
-            .unwrap_or_default();
-        errs.push(
-            FieldError::invalid(
-                &spec_path,
-                BadValue::Str(qos),
-                "Pod QOS Class may not change as a result of adding, removing or resizing containers",
-            )
-            .with_origin("dynamic/qos-class"),
-        );
-    }
-    if resized_existing && !node_supports_resize(old) {
-        errs.push(
-            FieldError::forbidden(&spec_path, "Pod running on node without support for resize")
-                .with_origin("dynamic/node-support"),
-        );
+    fn container_resize(&self, new: &Container, old: &Container, path: &Path) -> ErrorList {
+        validate_container_resize(
+            new.resources.as_ref(),
+            old.resources.as_ref(),
+            new.resize_policy.as_ref(),
+            path,
+            self.settings.memory_limit_decrease,
+            &DYNAMIC_RESIZE_ORIGINS,
+        )
     }
 
-    // Everything else as on the main resource, judged on the projection.
-    let mut projected = new.clone();
-    projected.metadata = old.metadata.clone();
-    projected.spec = Some(projected_spec);
-    projected.status.clone_from(&old.status);
-    let plain = crate::pod::validate_pod_update(&projected, old, settings);
-    let mut reported =
-        crate::pod::validate_object_meta_update(&projected.metadata, &old.metadata, &Path::new("metadata"));
-    reported.extend(validate_new_pod(&projected, settings));
-    let image = |e: &FieldError| {
-        let f = e.field.to_string();
-        (f.starts_with("spec.containers[") || f.starts_with("spec.initContainers[")) && f.ends_with("].image")
-    };
-    errs.extend(subtract(plain, &reported).into_iter().filter(|e| !image(e)));
-    errs
+    /// The QoS class may not change; a resize needs a node that supports it.
+    fn qos_and_node_support(&self, resized_existing: bool) -> ErrorList {
+        let spec_path = Path::new("spec");
+        let mut errs = ErrorList::new();
+        if get_pod_qos(self.old, self.settings) != compute_pod_qos(self.new, self.settings) {
+            let qos = self
+                .new
+                .status
+                .as_ref()
+                .and_then(|s| s.qos_class.clone())
+                .unwrap_or_default();
+            errs.push(
+                FieldError::invalid(
+                    &spec_path,
+                    BadValue::Str(qos),
+                    "Pod QOS Class may not change as a result of adding, removing or resizing containers",
+                )
+                .with_origin("dynamic/qos-class"),
+            );
+        }
+        if resized_existing && !node_supports_resize(self.old) {
+            errs.push(
+                FieldError::forbidden(&spec_path, "Pod running on node without support for resize")
+                    .with_origin("dynamic/node-support"),
+            );
+        }
+        errs
+    }
+}
+
+/// `dynamic/container-mutation`: an existing container changed in more than its image, its cpu and
+/// memory (with `InPlacePodVerticalScaling`) and its probes (with `MutableContainerProbes`).
+fn mutation_error(nc: &Container, oc: &Container, ippr: bool, mcp: bool, path: &Path) -> Option<FieldError> {
+    let mut munged = nc.clone();
+    munged.image.clone_from(&oc.image);
+    if ippr {
+        let claims = nc.resources.as_ref().and_then(|r| r.claims.clone());
+        munged = drop_cpu_memory_resources(&munged, oc);
+        // Unlike upstream's resize munging, keep the claims: they are compared, not dropped.
+        if claims.is_some() {
+            munged.resources.get_or_insert_with(Default::default).claims = claims;
+        }
+    }
+    if mcp {
+        copy_probes(&mut munged, oc);
+    }
+    if containers_eq(&munged, oc) {
+        return None;
+    }
+    let changed: Vec<String> = diff_paths(oc, &munged);
+    Some(
+        FieldError::forbidden(
+            path,
+            format!("{MUTATION_DETAIL}\n  changed: {}", changed.join(", ")),
+        )
+        .with_origin("dynamic/container-mutation"),
+    )
+}
+
+/// The request projected onto the old container lists, for the plain-update step: added
+/// containers left out, removed ones put back, and what `pods/dynamic` may change taken from the
+/// old Pod.
+struct Projection {
+    containers: Vec<Container>,
+    init_containers: Vec<Container>,
+    /// The projected pod-level requirements, when pod-level resources are resized.
+    pod_level: Option<Option<k8s_openapi::api::core::v1::ResourceRequirements>>,
+    /// Some existing container, sidecar or the pod level is resized.
+    resized: bool,
+}
+
+impl Projection {
+    fn of_old(old: &PodSpec) -> Self {
+        Self {
+            containers: old.containers.clone(),
+            init_containers: init_containers(old).to_vec(),
+            pod_level: None,
+            resized: false,
+        }
+    }
+
+    fn into_spec(self, new: &PodSpec, old: &PodSpec) -> PodSpec {
+        let mut spec = new.clone();
+        spec.containers = self.containers;
+        if new.init_containers.is_some() || old.init_containers.is_some() {
+            spec.init_containers = Some(self.init_containers);
+        }
+        if let Some(r) = self.pod_level {
+            spec.resources = r;
+        }
+        spec
+    }
+}
+
+/// Whether two containers' requirements are semantically equal (Go's zero value equals none).
+fn container_requirements_eq(a: &Container, b: &Container) -> bool {
+    requirements_eq(a.resources.as_ref(), b.resources.as_ref())
 }
 
 /// The REST layer's `PrepareForUpdate` a `pods/dynamic` strategy would have, like the main
 /// resource's: the request with the stored Pod's status.
-pub fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
+pub(crate) fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
     let mut pod = new.clone();
     pod.status.clone_from(&old.status);
     Prepared::new(new, pod, "pods/dynamic does not change the status")

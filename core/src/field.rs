@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 /// `[]: Forbidden: static pods do not support ephemeral containers`.
 ///
 /// ```
-/// use podmut_core::field::Path;
+/// use podmut_core::Path;
 /// let p = Path::new("spec").child("containers").index(0).child("resources").child("limits").key("memory");
 /// assert_eq!(p.to_string(), "spec.containers[0].resources.limits[memory]");
 /// assert_eq!(Path::root().to_string(), "[]");
@@ -280,7 +280,7 @@ impl<T: Into<BadValue>> From<Option<T>> for BadValue {
 }
 
 /// Quote a string the way Go's `strconv.Quote` (and `%q`) does.
-pub fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -453,19 +453,9 @@ impl std::error::Error for FieldError {}
 /// A list of field errors; rules accumulate into one and never stop at the first.
 pub type ErrorList = Vec<FieldError>;
 
-/// Set one origin on every error of a list that has none yet.
-pub fn with_origin(mut errs: ErrorList, origin: &'static str) -> ErrorList {
-    for e in &mut errs {
-        if e.origin.is_empty() {
-            e.origin = origin;
-        }
-    }
-    errs
-}
-
 /// Upstream `utilerrors.NewAggregate(errs.ToAggregate()).Error()`: duplicates (by message) are dropped;
 /// one error prints bare, several print as `[e1, e2]`.
-pub fn aggregate_message(errs: &[FieldError]) -> String {
+pub(crate) fn aggregate_message(errs: &[FieldError]) -> String {
     let mut seen: Vec<String> = Vec::with_capacity(errs.len());
     for e in errs {
         let msg = e.to_string();
@@ -482,7 +472,7 @@ pub fn aggregate_message(errs: &[FieldError]) -> String {
 
 /// The API server's `StatusError` message for an invalid object (`apierrors.NewInvalid`):
 /// `Pod "name" is invalid: <aggregate>`.
-pub fn invalid_message(kind: &str, name: &str, errs: &[FieldError]) -> String {
+pub(crate) fn invalid_message(kind: &str, name: &str, errs: &[FieldError]) -> String {
     if errs.is_empty() {
         format!("{kind} {} is invalid", go_quote(name))
     } else {

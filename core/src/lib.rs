@@ -1,70 +1,75 @@
 //! podmut-core: every podmut rule, in pure Rust with no I/O.
 //!
 //! This crate compiles natively (tests, benchmarks) and into the podmut WebAssembly component
-//! (`guest/`). It depends only on serde, k8s-openapi and kube-core's admission types; it never
-//! touches a clock, a file, the network or the environment, so the same input gives the same
-//! answer in every host.
+//! (`guest/`) and the Kubewarden module (`kubewarden/`). It depends only on serde, k8s-openapi and
+//! kube-core's admission types; it never touches a clock, a file, the network or the environment,
+//! so the same input gives the same answer in every host.
 //!
-//! Layout, by domain like upstream's `pkg/apis/core/validation`:
-//! - [`field`]: paths and field errors rendered exactly like upstream;
-//! - [`document`]: JSON/YAML input, typed decoding with errors that name the field;
-//! - [`settings`]: feature gates and policy knobs;
-//! - [`defaults`]: the API server's defaulting (`SetDefaults_*`);
-//! - [`validation`]: the request-path dispatcher ([`validation::check`]);
-//! - [`pod`]: create and plain-update validation;
-//! - [`ephemeral`]: ephemeral containers (`pods/ephemeralcontainers`);
-//! - [`resize`]: in-place resize (`pods/resize`);
-//! - [`dynamic`]: dynamic containers (`pods/dynamic`, KEP-5972);
-//! - [`status_update`]: status updates (`pods/status`);
-//! - [`subresource`]: what the subresource paths share (the REST strategy step, metadata rules);
-//! - [`qos`]: QoS classes;
-//! - [`allocation`]: the kubelet's allocation step (Allocated / Deferred / Infeasible, retry order);
-//! - [`statuses`]: the container statuses and readiness the kubelet publishes;
-//! - [`probe_plan`]: the kubelet's probe-worker reconciliation for a Pod change;
-//! - [`admission`]: AdmissionReview in and out, and fail-closed coverage of admission configuration;
-//! - [`quantity`], [`semantic`]: resource quantities and semantic equality.
+//! # The public surface
+//!
+//! What the component, the Kubewarden module, the conformance runner, the fuzzers and the
+//! benchmarks call — the entry points of the WIT contract and the types their answers are made
+//! of — is re-exported here; every module is private and everything else is `pub(crate)`:
+//!
+//! - API-server side: [`check`], [`check_documents`] ([`Subresource`], [`Verdict`],
+//!   [`FieldError`]); [`qos_document`]; the admission webhook's [`review`] / [`review_value`] and
+//!   the fail-closed [`coverage`] report;
+//! - kubelet side: [`allocate_document`], [`retry_order_document`], [`probe_plan_documents`],
+//!   [`container_statuses_document`];
+//! - inputs: [`Settings`] and the document readers ([`parse_pod`], [`parse_text`], ...), whose
+//!   errors are an [`InputError`].
+//!
+//! # Inside, by domain like upstream's `pkg/apis/core/validation`
+//!
+//! - `validation` dispatches a Pod change to its request path; each path is one pipeline — its
+//!   REST strategy step (`strategy` and the path module's `prepare_update`), the options derived
+//!   from the old Pod (`pod::options`), the shared validation (`pod`), then its own rules: `pod`
+//!   (create and plain update), `ephemeral` (`pods/ephemeralcontainers`), `resize` (`pods/resize`),
+//!   `dynamic` (`pods/dynamic`, KEP-5972), `status_update` (`pods/status`). No path module calls
+//!   another; what two paths share lives in `pod`;
+//! - `pod`: ObjectMeta, annotations, spec, containers, probes, resources, resize rules, security,
+//!   scheduling, volumes, names;
+//! - shared helpers, one per upstream helper: `field` (paths and errors), `names` is
+//!   `pod::names` (DNS labels, qualified names, IPs), `resource_helper` (upstream's
+//!   `resourcehelper`), `podutil` (facts about Pods), `semantic` (semantic equality), `quantity`,
+//!   `document`, `settings`, `defaults` (`SetDefaults_*`);
+//! - kubelet side: `qos`, `allocation`, `statuses`, `probe_plan`; `admission` for the webhook.
 
-pub mod admission;
-pub mod allocation;
-pub mod defaults;
-pub mod document;
-pub mod dynamic;
-pub mod ephemeral;
-pub mod field;
-pub mod pod;
-pub mod probe_plan;
-pub mod qos;
-pub mod quantity;
-pub mod resize;
-pub mod semantic;
-pub mod settings;
-pub mod status_update;
-pub mod statuses;
-pub mod subresource;
-pub mod validation;
+mod admission;
+mod allocation;
+mod defaults;
+mod document;
+mod dynamic;
+mod ephemeral;
+mod field;
+mod pod;
+mod podutil;
+mod probe_plan;
+mod qos;
+mod quantity;
+mod resize;
+mod resource_helper;
+mod semantic;
+mod settings;
+mod status_update;
+mod statuses;
+mod strategy;
+mod validation;
 
-pub use allocation::{AllocationDecision, Outcome, allocate_document, retry_order_document};
-pub use document::InputError;
-pub use field::{ErrorList, ErrorType, FieldError, Path};
-pub use probe_plan::probe_plan_documents;
-pub use qos::QosClass;
-pub use settings::{FeatureGates, Gate, Settings};
+pub use admission::{
+    CoverageReport, HandlerCoverage, Scope as CoverageScope, coverage, read_pod_review_directly, review,
+    review_value,
+};
+pub use allocation::{
+    AllocationDecision, Change, ChangeKind, Outcome, PendingCondition, RetryEntry, RetryPlan,
+    allocate_document, retry_order_document,
+};
+pub use document::{InputError, parse_pod, parse_text, pod_from_value, read_json_directly};
+pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
+pub use probe_plan::{
+    Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
+};
+pub use qos::{QosClass, qos_document};
+pub use settings::{FeatureGates, Gate, MemoryLimitDecrease, Settings, UnknownSubresource};
 pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};
-
-/// Compute the QoS class of a Pod document (JSON or YAML), as `podmut qos` does.
-///
-/// `apply_defaults` runs the API server's defaulting first (requests default to limits);
-/// `always_compute` ignores `status.qosClass` (upstream `ComputePodQOS` instead of `GetPodQOS`).
-pub fn qos_document(pod: &str, apply_defaults: bool, always_compute: bool) -> Result<QosClass, InputError> {
-    let settings = Settings::default();
-    let mut pod = document::parse_pod(pod, "pod", settings.max_input_bytes)?;
-    if apply_defaults {
-        defaults::apply_pod_defaults(&mut pod, &settings);
-    }
-    Ok(if always_compute {
-        qos::compute_pod_qos(&pod, &settings)
-    } else {
-        qos::get_pod_qos(&pod, &settings)
-    })
-}

@@ -23,11 +23,11 @@ use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, Probe};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::allocation::pods::{
-    init_containers, is_restartable_init, is_static_or_mirror, is_terminal, is_terminating, phase, spec,
-};
 use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
+use crate::podutil::{
+    init_containers, is_restartable_init, is_static_or_mirror, is_terminal, is_terminating, phase, spec,
+};
 use crate::semantic::normalized;
 use crate::settings::{Gate, Settings};
 
@@ -162,12 +162,9 @@ pub struct ProbeReconciliation {
     pub actions: Vec<ProbeAction>,
 }
 
-/// The reason of the `ContainerProbeChanged` event (Normal).
-pub const EVENT_REASON: &str = "ContainerProbeChanged";
-
 /// The event message: podmut's wording of the KEP's "The event message identifies the container,
 /// probe type, and action", e.g. `Readiness probe of container "app" updated`.
-pub fn event_message(kind: ProbeType, container: &str, action: Action) -> String {
+pub(crate) fn event_message(kind: ProbeType, container: &str, action: Action) -> String {
     let verb = match action {
         Action::Add => "added",
         Action::Remove => "removed",
@@ -217,6 +214,8 @@ fn changed_fields(old: &Probe, new: &Probe) -> Vec<String> {
 struct Observed {
     running: bool,
     started: bool,
+    /// The container (in the new Pod) has a readiness probe, so a readiness worker exists.
+    readiness_probe: bool,
 }
 
 fn observe(pod: &Pod, name: &str) -> Observed {
@@ -232,10 +231,12 @@ fn observe(pod: &Pod, name: &str) -> Observed {
         None => Observed {
             running: true,
             started: true,
+            readiness_probe: false,
         },
         Some(s) => Observed {
             running: s.state.as_ref().is_some_and(|st| st.running.is_some()),
             started: s.started == Some(true),
+            readiness_probe: false,
         },
     }
 }
@@ -327,6 +328,16 @@ fn removed(mut a: ProbeAction, kind: ProbeType, obs: &Observed) -> ProbeAction {
                  probing proceed"
                     .into(),
             );
+            // prober_manager.go UpdatePodStatus: a started, running container without a readiness
+            // result is ready when no readiness worker exists ("no readinessProbe -> always ready").
+            if !obs.readiness_probe {
+                a.ready_effect = "ready".into();
+                a.notes.push(
+                    "the container has no readiness probe: once Started it is reported Ready \
+                     (prober manager: no readiness worker means always ready)"
+                        .into(),
+                );
+            }
         }
         ProbeType::Startup => a
             .notes
@@ -430,7 +441,7 @@ fn probed(pod: &Pod) -> Vec<Entry<'_>> {
 }
 
 /// Plan the probe workers for `old` -> `new` (both already defaulted when the settings ask).
-pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliation {
+pub(crate) fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliation {
     let gate = settings.gate(Gate::MutableContainerProbes);
     // ReconcilePod: "if pod.DeletionTimestamp != nil || phase Succeeded/Failed { return }" — and
     // "Pod termination takes precedence over probe reconciliation" (KEP-6318).
@@ -473,7 +484,8 @@ pub fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliat
             .iter()
             .chain(init_containers(&old_spec))
             .find(|o| o.name == c.name);
-        let obs = observe(new, &c.name);
+        let mut obs = observe(new, &c.name);
+        obs.readiness_probe = c.readiness_probe.is_some();
         for kind in ProbeType::ALL {
             let before = existed.and_then(|o| kind.of(o));
             let after = kind.of(c);

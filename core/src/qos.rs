@@ -9,6 +9,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use serde::{Deserialize, Serialize};
 
 use crate::quantity::Quantity;
+use crate::resource_helper::{pod_level, pod_level_resources_set};
 use crate::settings::{Gate, Settings};
 
 /// A Pod's QoS class (`status.qosClass`).
@@ -79,30 +80,16 @@ fn has_cpu_and_memory(found: &[String]) -> bool {
     found.iter().any(|n| n == "cpu") && found.iter().any(|n| n == "memory")
 }
 
-/// Upstream `resourcehelper.IsSupportedPodLevelResource`: cpu, memory and `hugepages-*`.
-fn is_supported_pod_level_resource(name: &str) -> bool {
-    is_qos_resource(name) || name.starts_with("hugepages-")
-}
-
 /// Whether the pod-level path applies: `PodLevelResources` on and `spec.resources` sets a supported
 /// pod-level resource (upstream `isPodLevelResourcesSet`, the `PodLevelResourcesFixKubeletQOSClass`
 /// refinement). A pod-level `hugepages-*` alone selects the pod-level path, where only cpu and memory
 /// count, so such a Pod is BestEffort whatever its containers request.
-pub fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
-    if !settings.gate(Gate::PodLevelResources) {
-        return false;
-    }
-    let Some(r) = pod.spec.as_ref().and_then(|s| s.resources.as_ref()) else {
-        return false;
-    };
-    [r.requests.as_ref(), r.limits.as_ref()]
-        .into_iter()
-        .flatten()
-        .any(|l| l.keys().any(|k| is_supported_pod_level_resource(k)))
+pub(crate) fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
+    settings.gate(Gate::PodLevelResources) && pod_level_resources_set(pod_level(pod))
 }
 
 /// Upstream `ComputePodQOS`: the class from the spec alone (ephemeral containers never count).
-pub fn compute_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
+pub(crate) fn compute_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
     let mut requests: BTreeMap<String, Quantity> = BTreeMap::new();
     let mut limits: BTreeMap<String, Quantity> = BTreeMap::new();
     let mut guaranteed = true;
@@ -149,12 +136,33 @@ pub fn compute_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
 }
 
 /// Upstream `GetPodQOS`: `status.qosClass` when set, else [`compute_pod_qos`].
-pub fn get_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
+pub(crate) fn get_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
     pod.status
         .as_ref()
         .and_then(|s| s.qos_class.as_deref())
         .and_then(QosClass::parse)
         .unwrap_or_else(|| compute_pod_qos(pod, settings))
+}
+
+/// Compute the QoS class of a Pod document (JSON or YAML), as `podmut qos` does.
+///
+/// `apply_defaults` runs the API server's defaulting first (requests default to limits);
+/// `always_compute` ignores `status.qosClass` (upstream `ComputePodQOS` instead of `GetPodQOS`).
+pub fn qos_document(
+    pod: &str,
+    apply_defaults: bool,
+    always_compute: bool,
+) -> Result<QosClass, crate::document::InputError> {
+    let settings = Settings::default();
+    let mut pod = crate::document::parse_pod(pod, "pod", settings.max_input_bytes)?;
+    if apply_defaults {
+        crate::defaults::apply_pod_defaults(&mut pod, &settings);
+    }
+    Ok(if always_compute {
+        compute_pod_qos(&pod, &settings)
+    } else {
+        get_pod_qos(&pod, &settings)
+    })
 }
 
 #[cfg(test)]

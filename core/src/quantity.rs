@@ -19,7 +19,7 @@ const MAX_UNITS: i128 = i64::MAX as i128;
 
 /// The suffix family of a quantity (upstream `resource.Format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `Ki`, `Mi`, ... (base 2).
     BinarySI,
     /// `n`, `u`, `m`, `k`, `M`, ... (base 10).
@@ -30,7 +30,7 @@ pub enum Format {
 
 /// Why a quantity string is not a quantity.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum QuantityError {
+pub(crate) enum QuantityError {
     /// Upstream `ErrFormatWrong`.
     #[error("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")]
     FormatWrong,
@@ -44,7 +44,7 @@ pub enum QuantityError {
 
 /// A parsed quantity: exact value in nano-units plus the suffix family it was written in.
 #[derive(Clone, Copy, Debug)]
-pub struct Quantity {
+pub(crate) struct Quantity {
     nanos: i128,
     format: Format,
 }
@@ -68,20 +68,13 @@ impl Ord for Quantity {
 
 impl Quantity {
     /// Zero, in decimal SI.
-    pub const ZERO: Quantity = Quantity {
+    pub(crate) const ZERO: Quantity = Quantity {
         nanos: 0,
         format: Format::DecimalSI,
     };
 
-    /// Parse like upstream `resource.ParseQuantity`.
-    ///
-    /// ```
-    /// use podmut_core::quantity::Quantity;
-    /// assert_eq!(Quantity::parse("1Gi").unwrap(), Quantity::parse("1024Mi").unwrap());
-    /// assert_eq!(Quantity::parse("1500m").unwrap().milli_value(), 1500);
-    /// assert!(Quantity::parse("1.5.5Gi").is_err());
-    /// ```
-    pub fn parse(s: &str) -> Result<Self, QuantityError> {
+    /// Parse like upstream `resource.ParseQuantity` (`1Gi` equals `1024Mi`; `1.5.5Gi` is an error).
+    pub(crate) fn parse(s: &str) -> Result<Self, QuantityError> {
         if s.is_empty() {
             return Err(QuantityError::FormatWrong);
         }
@@ -105,48 +98,27 @@ impl Quantity {
     }
 
     /// Parse a k8s-openapi quantity.
-    pub fn from_k8s(q: &K8sQuantity) -> Result<Self, QuantityError> {
+    pub(crate) fn from_k8s(q: &K8sQuantity) -> Result<Self, QuantityError> {
         Self::parse(&q.0)
     }
 
-    /// A whole number of units.
-    pub fn from_units(units: i64, format: Format) -> Self {
-        Self {
-            nanos: i128::from(units) * NANO,
-            format,
-        }
-    }
-
-    /// A number of milli-units.
-    pub fn from_millis(millis: i64) -> Self {
-        Self {
-            nanos: i128::from(millis) * 1_000_000,
-            format: Format::DecimalSI,
-        }
-    }
-
-    /// The suffix family.
-    pub fn format(&self) -> Format {
-        self.format
-    }
-
     /// The exact value in nano-units.
-    pub fn nanos(&self) -> i128 {
+    pub(crate) fn nanos(&self) -> i128 {
         self.nanos
     }
 
     /// Upstream `Value()`: units, rounded up (away from zero for positive values).
-    pub fn value(&self) -> i64 {
+    pub(crate) fn value(&self) -> i64 {
         clamp_i64(div_ceil(self.nanos, NANO))
     }
 
     /// Upstream `MilliValue()`: milli-units, rounded up.
-    pub fn milli_value(&self) -> i64 {
+    pub(crate) fn milli_value(&self) -> i64 {
         clamp_i64(div_ceil(self.nanos, 1_000_000))
     }
 
     /// Upstream `Sign()`.
-    pub fn sign(&self) -> i32 {
+    pub(crate) fn sign(&self) -> i32 {
         match self.nanos.cmp(&0) {
             Ordering::Less => -1,
             Ordering::Equal => 0,
@@ -155,24 +127,14 @@ impl Quantity {
     }
 
     /// True for zero.
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.nanos == 0
     }
 
     /// Sum (saturating at upstream's cap).
     #[must_use]
-    pub fn add(&self, other: &Quantity) -> Quantity {
+    pub(crate) fn add(&self, other: &Quantity) -> Quantity {
         let nanos = (self.nanos + other.nanos).clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO);
-        Quantity {
-            nanos,
-            format: self.format,
-        }
-    }
-
-    /// Difference.
-    #[must_use]
-    pub fn sub(&self, other: &Quantity) -> Quantity {
-        let nanos = (self.nanos - other.nanos).clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO);
         Quantity {
             nanos,
             format: self.format,
@@ -181,7 +143,7 @@ impl Quantity {
 
     /// Round up to milli precision (upstream `RoundUp(-3)`, applied by `SetDefaults_ResourceList`).
     #[must_use]
-    pub fn round_up_milli(&self) -> Quantity {
+    pub(crate) fn round_up_milli(&self) -> Quantity {
         let millis = div_ceil(self.nanos, 1_000_000);
         Quantity {
             nanos: millis * 1_000_000,
@@ -190,7 +152,7 @@ impl Quantity {
     }
 
     /// True when the value has a fractional part below one milli-unit (e.g. `1n`).
-    pub fn has_sub_milli_precision(&self) -> bool {
+    pub(crate) fn has_sub_milli_precision(&self) -> bool {
         self.nanos % 1_000_000 != 0
     }
 }
@@ -411,6 +373,16 @@ fn leading_digits(digits: &str, max: usize) -> (i128, bool, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_like_upstream() {
+        assert_eq!(
+            Quantity::parse("1Gi").unwrap(),
+            Quantity::parse("1024Mi").unwrap()
+        );
+        assert_eq!(Quantity::parse("1500m").unwrap().milli_value(), 1500);
+        assert!(Quantity::parse("1.5.5Gi").is_err());
+    }
 
     fn q(s: &str) -> Quantity {
         Quantity::parse(s).unwrap()

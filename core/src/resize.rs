@@ -1,5 +1,10 @@
 //! `pods/resize`: in-place changes of container cpu and memory (KEP-1287), `ValidatePodResize`.
 //!
+//! The pipeline: the strategy step ([`prepare_update`], `dropNonResizeUpdates`), the options derived
+//! from the old Pod, the shared validation (`ValidateObjectMetaUpdate`, then
+//! `validatePodMetadataAndSpec` of the new Pod), then this path's own rules, with the per-container
+//! rules shared with `pods/dynamic` in [`crate::pod::resize`].
+//!
 //! Upstream: `pkg/apis/core/validation/validation.go` (`ValidatePodResize`,
 //! `validateContainerResize`, `resourcesRemoved`, `dropCPUMemoryResourcesFromContainer`,
 //! `isPodResizeRequestSupported`) and `pkg/registry/core/pod/strategy.go` (`dropNonResizeUpdates`).
@@ -27,242 +32,31 @@
 //!
 //! With `InPlacePodVerticalScaling` off the subresource is not served: a single `Forbidden []`.
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{Container, ContainerResizePolicy, Pod, PodSpec, ResourceRequirements};
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::pod::{is_static_pod, spec_of};
+use crate::pod::resize::{
+    ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
+    pod_level_resize_enabled, pod_level_resources_present, validate_container_resize,
+};
+use crate::pod::{PodValidationOptions, validate_object_meta_update, validate_pod_metadata_and_spec};
+use crate::podutil::{init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of};
 use crate::qos::{compute_pod_qos, get_pod_qos};
-use crate::quantity::Quantity;
-use crate::semantic::semantic_eq;
+use crate::semantic::{containers_eq, specs_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
-use crate::subresource::{Prepared, is_windows, reset_object_meta_for_status, validate_update_basics};
-
-type ResourceList = BTreeMap<String, K8sQuantity>;
-
-/// The stable rule ids of the per-container resize checks, so `pods/dynamic` can reuse them under its
-/// own names.
-#[derive(Clone, Copy, Debug)]
-pub struct ResizeOrigins {
-    /// A request present before is gone.
-    pub requests_removed: &'static str,
-    /// A limit present before is gone.
-    pub limits_removed: &'static str,
-    /// Memory limit decreased or added without a `RestartContainer` policy (legacy setting).
-    pub memory_limit: &'static str,
-}
+use crate::strategy::{Prepared, reset_object_meta_for_status};
 
 /// The origins `pods/resize` reports.
-pub const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
+const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
     requests_removed: "resize/requests-removed",
     limits_removed: "resize/limits-removed",
     memory_limit: "resize/memory-limit-decrease",
 };
 
-fn requests(r: Option<&ResourceRequirements>) -> Option<&ResourceList> {
-    r.and_then(|r| r.requests.as_ref())
-}
-
-fn limits(r: Option<&ResourceRequirements>) -> Option<&ResourceList> {
-    r.and_then(|r| r.limits.as_ref())
-}
-
-/// `resourcesRemoved`: some resource named in `old` is missing from `new`.
-fn resources_removed(new: Option<&ResourceList>, old: Option<&ResourceList>) -> bool {
-    let empty = ResourceList::new();
-    let new = new.unwrap_or(&empty);
-    old.unwrap_or(&empty).keys().any(|k| !new.contains_key(k))
-}
-
-/// Whether an init container is a sidecar (`restartPolicy: Always`).
-pub fn is_restartable(c: &Container) -> bool {
-    c.restart_policy.as_deref() == Some("Always")
-}
-
-/// `validateContainerResize`: requests and limits may not be removed; with the legacy
-/// [`MemoryLimitDecrease::Forbid`] setting, a memory limit may not be decreased or added unless the
-/// memory resize policy is `RestartContainer`. `path` is `...resources`.
-pub fn validate_container_resize(
-    new: Option<&ResourceRequirements>,
-    old: Option<&ResourceRequirements>,
-    resize_policy: Option<&Vec<ContainerResizePolicy>>,
-    path: &Path,
-    settings: &Settings,
-    origins: &ResizeOrigins,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    if resources_removed(requests(new), requests(old)) {
-        errs.push(
-            FieldError::forbidden(&path.child("requests"), "resource requests cannot be removed")
-                .with_origin(origins.requests_removed),
-        );
-    }
-    if resources_removed(limits(new), limits(old)) {
-        errs.push(
-            FieldError::forbidden(&path.child("limits"), "resource limits cannot be removed")
-                .with_origin(origins.limits_removed),
-        );
-    }
-    if settings.memory_limit_decrease == MemoryLimitDecrease::Forbid {
-        let memory_policy = resize_policy
-            .into_iter()
-            .flatten()
-            .find(|p| p.resource_name == "memory")
-            .map_or("", |p| p.restart_policy.as_str());
-        if memory_policy != "RestartContainer" {
-            let new_limit = limits(new).and_then(|l| l.get("memory"));
-            let old_limit = limits(old).and_then(|l| l.get("memory"));
-            let mem_path = path.child("limits").key("memory");
-            match (new_limit, old_limit) {
-                (Some(n), Some(o)) => {
-                    if let (Ok(n), Ok(o)) = (Quantity::from_k8s(n), Quantity::from_k8s(o))
-                        && n < o
-                    {
-                        errs.push(
-                            FieldError::forbidden(
-                                &mem_path,
-                                "memory limits cannot be decreased unless resizePolicy is RestartContainer",
-                            )
-                            .with_origin(origins.memory_limit),
-                        );
-                    }
-                }
-                (Some(_), None) => errs.push(
-                    FieldError::forbidden(
-                        &mem_path,
-                        "memory limits cannot be added unless resizePolicy is RestartContainer",
-                    )
-                    .with_origin(origins.memory_limit),
-                ),
-                _ => {}
-            }
-        }
-    }
-    errs
-}
-
-/// `dropCPUMemoryUpdates` (newest): the new list without cpu and memory, plus the old cpu and memory.
-fn drop_cpu_memory_updates(new: Option<&ResourceList>, old: Option<&ResourceList>) -> Option<ResourceList> {
-    let mut m = new.cloned().unwrap_or_default();
-    m.remove("cpu");
-    m.remove("memory");
-    if let Some(old) = old {
-        for k in ["cpu", "memory"] {
-            if let Some(q) = old.get(k) {
-                m.insert(k.to_owned(), q.clone());
-            }
-        }
-    }
-    if m.is_empty() && old.is_none() {
-        None
-    } else {
-        Some(m)
-    }
-}
-
-/// Requirements with nothing set are Go's zero value, the same as no requirements.
-fn normalize_requirements(r: Option<ResourceRequirements>) -> Option<ResourceRequirements> {
-    r.filter(|r| {
-        r.limits.as_ref().is_some_and(|l| !l.is_empty())
-            || r.requests.as_ref().is_some_and(|l| !l.is_empty())
-            || r.claims.as_ref().is_some_and(|l| !l.is_empty())
-    })
-}
-
-/// `dropCPUMemoryResourcesFromContainer`: `c` with its cpu and memory requests and limits taken from
-/// `old`. Like upstream it rebuilds the requirements from limits and requests, so claims are dropped.
-pub fn drop_cpu_memory_resources(c: &Container, old: &Container) -> Container {
-    let mut m = c.clone();
-    let lim = drop_cpu_memory_updates(limits(c.resources.as_ref()), limits(old.resources.as_ref()));
-    let req = drop_cpu_memory_updates(requests(c.resources.as_ref()), requests(old.resources.as_ref()));
-    m.resources = normalize_requirements(Some(ResourceRequirements {
-        limits: lim,
-        requests: req,
-        claims: None,
-    }));
-    m
-}
-
-/// Pod-level cpu and memory taken from `old` (the pod-level analogue of
-/// [`drop_cpu_memory_resources`]; claims are not allowed at pod level).
-pub fn drop_pod_level_cpu_memory(
-    new: Option<&ResourceRequirements>,
-    old: Option<&ResourceRequirements>,
-) -> Option<ResourceRequirements> {
-    normalize_requirements(Some(ResourceRequirements {
-        limits: drop_cpu_memory_updates(limits(new), limits(old)),
-        requests: drop_cpu_memory_updates(requests(new), requests(old)),
-        claims: new.and_then(|r| r.claims.clone()),
-    }))
-}
-
-/// A container with Go's zero-valued requirements normalised to none, for comparisons.
-pub fn normalized_container(c: &Container) -> Container {
-    let mut c = c.clone();
-    c.resources = normalize_requirements(c.resources.take());
-    c
-}
-
-/// Semantic equality of two containers (`resources: {}` equals no resources, as in Go).
-pub fn containers_eq(a: &Container, b: &Container) -> bool {
-    semantic_eq(&normalized_container(a), &normalized_container(b))
-}
-
-/// Semantic equality of two specs, with containers normalised as in [`containers_eq`].
-pub fn specs_eq(a: &PodSpec, b: &PodSpec) -> bool {
-    semantic_eq(&normalized_spec(a), &normalized_spec(b))
-}
-
-fn normalized_spec(s: &PodSpec) -> PodSpec {
-    let mut s = s.clone();
-    for c in s
-        .containers
-        .iter_mut()
-        .chain(s.init_containers.iter_mut().flatten())
-    {
-        c.resources = normalize_requirements(c.resources.take());
-    }
-    s.resources = normalize_requirements(s.resources.take());
-    s
-}
-
-/// Whether pod-level requests or limits are set (`isPodLevelResourcesSet`).
-pub fn pod_level_resources_set(pod: &Pod) -> bool {
-    pod.spec
-        .as_ref()
-        .and_then(|s| s.resources.as_ref())
-        .is_some_and(|r| {
-            r.requests.as_ref().map_or(0, BTreeMap::len) + r.limits.as_ref().map_or(0, BTreeMap::len) > 0
-        })
-}
-
-/// `isPodResizeRequestSupported`, the version-skew guard: when the first running container's status
-/// has no `resources`, the node predates in-place resize. No running container: assume support.
-pub fn node_supports_resize(old: &Pod) -> bool {
-    for s in old
-        .status
-        .iter()
-        .flat_map(|s| s.container_statuses.iter().flatten())
-    {
-        if s.state.as_ref().is_some_and(|st| st.running.is_some()) {
-            return s.resources.is_some();
-        }
-    }
-    true
-}
-
-/// Whether pod-level resources may be resized (`InPlacePodLevelResourcesVerticalScaling` with
-/// `PodLevelResources`).
-pub fn pod_level_resize_enabled(settings: &Settings) -> bool {
-    settings.gate(Gate::InPlacePodLevelResourcesVerticalScaling) && settings.gate(Gate::PodLevelResources)
-}
-
-/// `ValidatePodResize(new, old)` (newest behaviour; see the module documentation).
+/// `ValidatePodResize(new, old, opts)` (newest behaviour; see the module documentation).
 ///
 /// Call it on the Pod [`prepare_update`] returns, as the API server does.
-pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     if !settings.gate(Gate::InPlacePodVerticalScaling) {
         return vec![
             FieldError::forbidden(
@@ -272,51 +66,68 @@ pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
             .with_origin("resize/gate-disabled"),
         ];
     }
-    let mut errs = validate_update_basics(new, old, settings, false);
-
-    let pod_level = pod_level_resize_enabled(settings);
-    if !pod_level && (pod_level_resources_set(old) || pod_level_resources_set(new)) {
-        return vec![
-            FieldError::forbidden(&Path::root(), "pods with pod-level resources cannot be resized")
-                .with_origin("resize/pod-level-resources"),
-        ];
+    let opts = PodValidationOptions::for_update(new, old, settings);
+    let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"), &opts);
+    errs.extend(validate_pod_metadata_and_spec(new, &opts));
+    if let Some(refusal) = whole_pod_refusal(new, old, settings) {
+        return vec![refusal];
     }
-    if is_static_pod(old) {
-        return vec![
-            FieldError::forbidden(&Path::root(), "static pods cannot be resized")
-                .with_origin("resize/static-pod"),
-        ];
-    }
-    if is_windows(old) {
-        return vec![
-            FieldError::forbidden(&Path::root(), "windows pods cannot be resized")
-                .with_origin("resize/windows"),
-        ];
-    }
-
-    let spec_path = Path::new("spec");
-    let ns = spec_of(new);
-    let os = spec_of(old);
+    let (ns, os) = (spec_of(new), spec_of(old));
     let sidecars = settings.gate(Gate::SidecarContainers);
-    let empty = Vec::new();
-    let new_init = ns.init_containers.as_ref().unwrap_or(&empty);
-    let old_init = os.init_containers.as_ref().unwrap_or(&empty);
-    if ns.containers.len() != os.containers.len() || (sidecars && new_init.len() != old_init.len()) {
-        let list = if ns.containers.len() != os.containers.len() {
-            "containers"
-        } else {
-            "initContainers"
-        };
-        errs.push(
-            FieldError::forbidden(
-                &spec_path.child(list),
-                "pod updates may not add or remove containers",
-            )
-            .with_origin("resize/container-list"),
-        );
+    if let Some(e) = container_list_error(&ns, &os, sidecars) {
+        errs.push(e);
         return errs;
     }
+    errs.extend(qos_and_node_support(new, old, settings));
+    errs.extend(removals(&ns, &os, sidecars, settings));
+    only_cpu_memory_mutable(&ns, &os, sidecars, pod_level_resize_enabled(settings), errs)
+}
 
+/// Pods with pod-level resources (without the pod-level resize gate), static Pods and Windows Pods
+/// cannot be resized: a single `Forbidden []`.
+fn whole_pod_refusal(new: &Pod, old: &Pod, settings: &Settings) -> Option<FieldError> {
+    let refuse = |detail: &str, origin: &'static str| {
+        Some(FieldError::forbidden(&Path::root(), detail).with_origin(origin))
+    };
+    if !pod_level_resize_enabled(settings)
+        && (pod_level_resources_present(old) || pod_level_resources_present(new))
+    {
+        return refuse(
+            "pods with pod-level resources cannot be resized",
+            "resize/pod-level-resources",
+        );
+    }
+    if is_mirror_pod(old) {
+        return refuse("static pods cannot be resized", "resize/static-pod");
+    }
+    if is_windows(old) {
+        return refuse("windows pods cannot be resized", "resize/windows");
+    }
+    None
+}
+
+/// A request that adds or removes containers (upstream would index out of range).
+fn container_list_error(ns: &PodSpec, os: &PodSpec, sidecars: bool) -> Option<FieldError> {
+    let list = if ns.containers.len() != os.containers.len() {
+        "containers"
+    } else if sidecars && init_containers(ns).len() != init_containers(os).len() {
+        "initContainers"
+    } else {
+        return None;
+    };
+    Some(
+        FieldError::forbidden(
+            &Path::new("spec").child(list),
+            "pod updates may not add or remove containers",
+        )
+        .with_origin("resize/container-list"),
+    )
+}
+
+/// The QoS class may not change; the node must support resize (the version-skew guard).
+fn qos_and_node_support(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+    let spec_path = Path::new("spec");
+    let mut errs = ErrorList::new();
     if get_pod_qos(old, settings) != compute_pod_qos(new, settings) {
         let qos = new
             .status
@@ -338,81 +149,91 @@ pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
                 .with_origin("resize/node-support"),
         );
     }
+    errs
+}
 
-    // Removing requests/limits (and, legacy, decreasing memory limits).
-    if sidecars {
-        for (ix, (oc, nc)) in old_init.iter().zip(new_init).enumerate() {
-            if !is_restartable(oc) {
-                continue;
-            }
-            errs.extend(validate_container_resize(
-                nc.resources.as_ref(),
-                oc.resources.as_ref(),
-                nc.resize_policy.as_ref(),
-                &spec_path.child("initContainers").index(ix).child("resources"),
-                settings,
-                &RESIZE_ORIGINS,
-            ));
-        }
-    }
-    for (ix, (oc, nc)) in os.containers.iter().zip(&ns.containers).enumerate() {
-        errs.extend(validate_container_resize(
+/// Removing requests/limits (and, legacy, decreasing memory limits), per sidecar, container and
+/// (with the pod-level resize gate) at pod level.
+fn removals(ns: &PodSpec, os: &PodSpec, sidecars: bool, settings: &Settings) -> ErrorList {
+    let spec_path = Path::new("spec");
+    let mut errs = ErrorList::new();
+    let check = |nc: &Container, oc: &Container, path: Path| {
+        validate_container_resize(
             nc.resources.as_ref(),
             oc.resources.as_ref(),
             nc.resize_policy.as_ref(),
-            &spec_path.child("containers").index(ix).child("resources"),
-            settings,
+            &path.child("resources"),
+            settings.memory_limit_decrease,
             &RESIZE_ORIGINS,
-        ));
+        )
+    };
+    if sidecars {
+        for (ix, (oc, nc)) in init_containers(os).iter().zip(init_containers(ns)).enumerate() {
+            if is_restartable_init(oc) {
+                errs.extend(check(nc, oc, spec_path.child("initContainers").index(ix)));
+            }
+        }
     }
-    if pod_level {
+    for (ix, (oc, nc)) in os.containers.iter().zip(&ns.containers).enumerate() {
+        errs.extend(check(nc, oc, spec_path.child("containers").index(ix)));
+    }
+    if pod_level_resize_enabled(settings) {
         errs.extend(validate_container_resize(
             ns.resources.as_ref(),
             os.resources.as_ref(),
             None,
             &spec_path.child("resources"),
-            &Settings {
-                // no resize policy exists at pod level; only removals are checked
-                memory_limit_decrease: MemoryLimitDecrease::Allow,
-                ..settings.clone()
-            },
+            // no resize policy exists at pod level; only removals are checked
+            MemoryLimitDecrease::Allow,
             &RESIZE_ORIGINS,
         ));
     }
+    errs
+}
 
-    // Only cpu and memory may change.
-    let mut munged = ns.clone().into_owned();
+/// Only cpu and memory may change: per container and sidecar, then (only when nothing else was
+/// reported, like upstream) the whole spec with cpu and memory taken from the old Pod.
+fn only_cpu_memory_mutable(
+    ns: &PodSpec,
+    os: &PodSpec,
+    sidecars: bool,
+    pod_level: bool,
+    mut errs: ErrorList,
+) -> ErrorList {
+    let spec_path = Path::new("spec");
+    let forbid = |errs: &mut ErrorList, detail: &str, origin: &'static str| {
+        errs.push(FieldError::forbidden(&spec_path, detail).with_origin(origin));
+    };
+    let mut munged = ns.clone();
     for (ix, c) in munged.containers.iter_mut().enumerate() {
         let Some(oc) = os.containers.get(ix) else { continue };
         *c = drop_cpu_memory_resources(c, oc);
         if !containers_eq(c, oc) {
-            errs.push(
-                FieldError::forbidden(&spec_path, "only cpu and memory resources are mutable")
-                    .with_origin("resize/only-cpu-memory"),
+            forbid(
+                &mut errs,
+                "only cpu and memory resources are mutable",
+                "resize/only-cpu-memory",
             );
         }
     }
     if sidecars {
+        let old_init = init_containers(os);
         for (ix, c) in munged.init_containers.iter_mut().flatten().enumerate() {
             let Some(oc) = old_init.get(ix) else { continue };
-            if is_restartable(c) {
+            if is_restartable_init(c) {
                 *c = drop_cpu_memory_resources(c, oc);
                 if !containers_eq(c, oc) {
-                    errs.push(
-                        FieldError::forbidden(
-                            &spec_path,
-                            "only cpu and memory resources for sidecar containers are mutable",
-                        )
-                        .with_origin("resize/sidecar-only-cpu-memory"),
+                    forbid(
+                        &mut errs,
+                        "only cpu and memory resources for sidecar containers are mutable",
+                        "resize/sidecar-only-cpu-memory",
                     );
                 }
             } else if !containers_eq(c, oc) {
-                errs.push(
-                    FieldError::forbidden(
-                        &spec_path,
-                        "resources for non-sidecar init containers are immutable",
-                    )
-                    .with_origin("resize/init-immutable"),
+                forbid(
+                    &mut errs,
+                    "resources for non-sidecar init containers are immutable",
+                    "resize/init-immutable",
                 );
             }
         }
@@ -420,13 +241,11 @@ pub fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorLi
     if pod_level {
         munged.resources = drop_pod_level_cpu_memory(ns.resources.as_ref(), os.resources.as_ref());
     }
-    if !errs.is_empty() {
-        return errs;
-    }
-    if !specs_eq(&munged, &os) {
-        errs.push(
-            FieldError::forbidden(&spec_path, "only cpu and memory resources are mutable")
-                .with_origin("resize/only-cpu-memory"),
+    if errs.is_empty() && !specs_eq(&munged, os) {
+        forbid(
+            &mut errs,
+            "only cpu and memory resources are mutable",
+            "resize/only-cpu-memory",
         );
     }
     errs
@@ -454,17 +273,13 @@ fn drop_non_resize_updates_for_containers(new: &[Container], old: &[Container]) 
 /// with the request's container `resources` and `resizePolicy` (init containers only with
 /// `SidecarContainers`; pod-level `spec.resources` with `InPlacePodLevelResourcesVerticalScaling`, a
 /// KEP-5419 extension). A request that adds or removes containers is passed through unchanged.
-pub fn prepare_update(new: &Pod, old: &Pod, settings: &Settings) -> Prepared {
+pub(crate) fn prepare_update(new: &Pod, old: &Pod, settings: &Settings) -> Prepared {
     let ns = spec_of(new);
     let os = spec_of(old);
-    let empty = Vec::new();
-    let new_init = ns.init_containers.as_ref().unwrap_or(&empty);
-    let old_init = os.init_containers.as_ref().unwrap_or(&empty);
+    let new_init = init_containers(&ns);
+    let old_init = init_containers(&os);
     if ns.containers.len() != os.containers.len() || new_init.len() != old_init.len() {
-        return Prepared {
-            pod: new.clone(),
-            warnings: Vec::new(),
-        };
+        return Prepared::unchanged(new);
     }
     let containers = drop_non_resize_updates_for_containers(&ns.containers, &os.containers);
     let init = drop_non_resize_updates_for_containers(new_init, old_init);
@@ -492,6 +307,8 @@ mod tests {
     use super::*;
     use crate::document::parse_pod;
     use crate::field::ErrorType;
+    use k8s_openapi::api::core::v1::ResourceRequirements;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
     /// A MakePod-style Pod: container `container` with the given requests and limits.
     fn mk(req: &str, lim: &str, extra_container: &str, extra_spec: &str) -> Pod {
@@ -767,7 +584,7 @@ mod tests {
         let c = &spec_of(&p.pod).containers[0];
         assert_eq!(c.image.as_deref(), Some("image"));
         assert_eq!(
-            limits(c.resources.as_ref())
+            crate::resource_helper::limits(c.resources.as_ref())
                 .and_then(|l| l.get("cpu"))
                 .map(|q| q.0.as_str()),
             Some("200m")

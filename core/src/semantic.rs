@@ -6,10 +6,12 @@
 //! a normalised JSON form: nulls and empty lists dropped, empty maps dropped only where the field is
 //! a map in the Go type, and quantities rewritten to an exact canonical form.
 
+use k8s_openapi::api::core::v1::{Container, PodSpec, ResourceRequirements};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::quantity::Quantity;
+use crate::resource_helper::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
 
 /// JSON keys whose Go type is a map (so an empty value equals an absent one).
 const MAP_KEYS: &[&str] = &[
@@ -30,21 +32,8 @@ const MAP_KEYS: &[&str] = &[
     "attributes",
 ];
 
-/// JSON keys holding a single quantity.
-const QUANTITY_KEYS: &[&str] = &["sizeLimit", "storage"];
-
-/// Keys whose values are maps of quantities.
-const QUANTITY_MAP_KEYS: &[&str] = &[
-    "limits",
-    "requests",
-    "overhead",
-    "allocatedResources",
-    "allocatable",
-    "capacity",
-];
-
 /// The normalised JSON form used for semantic comparison.
-pub fn normalized<T: Serialize>(value: &T) -> Value {
+pub(crate) fn normalized<T: Serialize>(value: &T) -> Value {
     let v = serde_json::to_value(value).unwrap_or(Value::Null);
     normalize(v, None)
 }
@@ -53,14 +42,66 @@ pub fn normalized<T: Serialize>(value: &T) -> Value {
 ///
 /// Structurally equal values are semantically equal, so the typed comparison (no allocation)
 /// answers the common case; only values that differ structurally are normalised and compared.
-pub fn semantic_eq<T: Serialize + PartialEq>(a: &T, b: &T) -> bool {
+pub(crate) fn semantic_eq<T: Serialize + PartialEq>(a: &T, b: &T) -> bool {
     a == b || normalized(a) == normalized(b)
+}
+
+/// Requirements with nothing set are Go's zero value: `Container.Resources` is a struct, not a
+/// pointer, so `resources: {}` and no resources are the same container.
+pub(crate) fn normalize_requirements(r: Option<ResourceRequirements>) -> Option<ResourceRequirements> {
+    r.filter(|r| {
+        r.limits.as_ref().is_some_and(|l| !l.is_empty())
+            || r.requests.as_ref().is_some_and(|l| !l.is_empty())
+            || r.claims.as_ref().is_some_and(|l| !l.is_empty())
+    })
+}
+
+fn normalized_container(c: &Container) -> Container {
+    let mut c = c.clone();
+    c.resources = normalize_requirements(c.resources.take());
+    c
+}
+
+/// `Semantic.DeepEqual` of two containers, with Go's zero-valued requirements equal to none.
+pub(crate) fn containers_eq(a: &Container, b: &Container) -> bool {
+    a == b || semantic_eq(&normalized_container(a), &normalized_container(b))
+}
+
+/// `Semantic.DeepEqual` of two specs, with every container normalised as in [`containers_eq`]
+/// (and the pod-level requirements likewise: podmut treats `resources: {}` there as none too).
+pub(crate) fn specs_eq(a: &PodSpec, b: &PodSpec) -> bool {
+    if a == b {
+        return true;
+    }
+    let normalized = |s: &PodSpec| {
+        let mut s = s.clone();
+        for c in s
+            .containers
+            .iter_mut()
+            .chain(s.init_containers.iter_mut().flatten())
+        {
+            c.resources = normalize_requirements(c.resources.take());
+        }
+        s.resources = normalize_requirements(s.resources.take());
+        s
+    };
+    semantic_eq(&normalized(a), &normalized(b))
+}
+
+/// Semantic equality of two requirements blocks (a container's or the pod level), with Go's
+/// zero value equal to none.
+pub(crate) fn requirements_eq(a: Option<&ResourceRequirements>, b: Option<&ResourceRequirements>) -> bool {
+    a == b
+        || semantic_eq(
+            &normalize_requirements(a.cloned()),
+            &normalize_requirements(b.cloned()),
+        )
 }
 
 fn normalize(v: Value, key: Option<&str>) -> Value {
     match v {
         Value::Object(map) => {
-            let quantity_map = key.is_some_and(|k| QUANTITY_MAP_KEYS.contains(&k));
+            let quantity_map = key.is_some_and(|k| RESOURCE_LIST_KEYS.contains(&k));
             let mut out = Map::new();
             for (k, child) in map {
                 let child = if quantity_map {
@@ -99,7 +140,7 @@ fn canonical_quantity(v: Value) -> Value {
 
 /// The paths (in field-path notation) where two normalised values differ; lists of different
 /// lengths are reported at the list.
-pub fn diff_paths<T: Serialize>(old: &T, new: &T) -> Vec<String> {
+pub(crate) fn diff_paths<T: Serialize>(old: &T, new: &T) -> Vec<String> {
     let mut out = Vec::new();
     diff(&normalized(old), &normalized(new), String::new(), &mut out);
     out

@@ -33,11 +33,26 @@ pub enum Gate {
     InPlacePodVerticalScalingInitContainers,
     /// Per-container restart rules (`restartPolicyRules`, 1.34 alpha).
     ContainerRestartRules,
+    /// Any printable ASCII except `=` in env var names (beta, on since 1.32); off: the strict
+    /// grammar, unless the old Pod already uses the name.
+    RelaxedEnvironmentVariableValidation,
+    /// `.` and `_` in `dnsConfig.searches` (beta, on since 1.33); off: DNS subdomains only, unless
+    /// the old Pod already has such a search.
+    RelaxedDNSSearchValidation,
+    /// A lifecycle `sleep` of 0 seconds (beta, on since 1.33); off: at least 1 second, unless the
+    /// old Pod already sleeps 0.
+    PodLifecycleSleepActionAllowZero,
+    /// `seLinuxChangePolicy: MountOption` (beta, off in 1.33); off: only `Recursive`, unless the
+    /// old Pod already sets a policy.
+    SELinuxMount,
+    /// `controller.kubernetes.io/pod-deletion-cost` must be a 32-bit integer (beta, on since 1.22);
+    /// off: any value.
+    PodDeletionCost,
 }
 
 impl Gate {
     /// Every gate with its default (the defaults design.md §4 promises).
-    pub const ALL: [(Gate, bool); 10] = [
+    pub const ALL: [(Gate, bool); 15] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
         (Gate::InPlacePodVerticalScaling, true),
@@ -48,6 +63,11 @@ impl Gate {
         (Gate::InPlacePodVerticalScalingExclusiveMemory, false),
         (Gate::InPlacePodVerticalScalingInitContainers, false),
         (Gate::ContainerRestartRules, false),
+        (Gate::RelaxedEnvironmentVariableValidation, true),
+        (Gate::RelaxedDNSSearchValidation, true),
+        (Gate::PodLifecycleSleepActionAllowZero, true),
+        (Gate::SELinuxMount, false),
+        (Gate::PodDeletionCost, true),
     ];
 
     /// The upstream gate name.
@@ -63,6 +83,11 @@ impl Gate {
             Gate::InPlacePodVerticalScalingExclusiveMemory => "InPlacePodVerticalScalingExclusiveMemory",
             Gate::InPlacePodVerticalScalingInitContainers => "InPlacePodVerticalScalingInitContainers",
             Gate::ContainerRestartRules => "ContainerRestartRules",
+            Gate::RelaxedEnvironmentVariableValidation => "RelaxedEnvironmentVariableValidation",
+            Gate::RelaxedDNSSearchValidation => "RelaxedDNSSearchValidation",
+            Gate::PodLifecycleSleepActionAllowZero => "PodLifecycleSleepActionAllowZero",
+            Gate::SELinuxMount => "SELinuxMount",
+            Gate::PodDeletionCost => "PodDeletionCost",
         }
     }
 

@@ -19,20 +19,30 @@ use std::net::IpAddr;
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodCondition, PodStatus};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path, go_quote};
-use crate::pod::spec_of;
+use crate::pod::names::{
+    is_dns1123_subdomain, is_ipv6, is_qualified_name, parse_ip_sloppy, validate_ip_with_origin,
+};
+use crate::pod::{
+    PodValidationOptions, validate_object_meta_update, validate_pod_specific_annotation_updates,
+};
+use crate::podutil::{init_containers, is_restartable_init, is_windows, spec as spec_of};
 use crate::settings::Settings;
-use crate::subresource::{Prepared, validate_pod_specific_annotation_updates};
+use crate::strategy::Prepared;
 
-/// `ValidatePodStatusUpdate(new, old)`.
+/// `ValidatePodStatusUpdate(new, old, opts)`: the metadata update and the whole Pod-annotation
+/// validation (`ValidatePodSpecificAnnotationUpdates`, which ends with
+/// `ValidatePodSpecificAnnotations` of the new Pod), then the status rules.
 ///
 /// Call it on the Pod [`prepare_update`] returns, as the API server does.
-pub fn validate_pod_status_update(new: &Pod, old: &Pod, _settings: &Settings) -> ErrorList {
+pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+    let opts = PodValidationOptions::for_update(new, old, settings);
     let meta = Path::new("metadata");
-    let mut errs = crate::pod::validate_object_meta_update(&new.metadata, &old.metadata, &meta);
+    let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &meta, &opts);
     errs.extend(validate_pod_specific_annotation_updates(
-        &new.metadata,
-        &old.metadata,
+        new,
+        old,
         &meta.child("annotations"),
+        &opts,
     ));
     let default_status = PodStatus::default();
     let ns = new.status.as_ref().unwrap_or(&default_status);
@@ -81,11 +91,9 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod, _settings: &Settings) ->
     ));
     if restart_policy != "Always" {
         // ValidateInitContainerStateTransition: restartable init containers may restart.
-        let restartable: BTreeSet<&str> = old_spec
-            .init_containers
+        let restartable: BTreeSet<&str> = init_containers(&old_spec)
             .iter()
-            .flatten()
-            .filter(|c| crate::resize::is_restartable(c))
+            .filter(|c| is_restartable_init(c))
             .map(|c| c.name.as_str())
             .collect();
         for (i, s) in os.init_container_statuses.iter().flatten().enumerate() {
@@ -114,7 +122,7 @@ pub fn validate_pod_status_update(new: &Pod, old: &Pod, _settings: &Settings) ->
     errs.extend(validate_pod_ips(ns));
     errs.extend(validate_host_ips(ns));
 
-    let windows = crate::subresource::is_windows(new);
+    let windows = is_windows(new);
     for (list, field) in [
         (&ns.container_statuses, "containerStatuses"),
         (&ns.init_container_statuses, "initContainerStatuses"),
@@ -264,36 +272,6 @@ fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
     errs
 }
 
-/// Go's `net.ParseIP` before Go 1.17 (`netutils.ParseIPSloppy`): also accepts IPv4 octets with
-/// leading zeros (read as decimal).
-pub fn parse_ip_sloppy(s: &str) -> Option<IpAddr> {
-    if let Ok(ip) = s.parse::<IpAddr>() {
-        return Some(ip);
-    }
-    let parts: Vec<&str> = s.split('.').collect();
-    if parts.len() != 4 {
-        return None;
-    }
-    let mut octets = [0u8; 4];
-    for (o, p) in octets.iter_mut().zip(&parts) {
-        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        *o = p.parse::<u8>().ok()?;
-    }
-    Some(IpAddr::from(octets))
-}
-
-/// Whether an address is IPv6 in Go's sense (IPv4-mapped addresses count as IPv4).
-fn is_ipv6(ip: &IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(_) => false,
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().is_none(),
-    }
-}
-
-const IP_DETAIL: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
-
 fn render_ips(type_name: &str, ips: &[&str]) -> String {
     let items: Vec<String> = ips
         .iter()
@@ -315,9 +293,7 @@ fn validate_ip_list(
     let mut dual = ErrorList::new();
     let mut dups = ErrorList::new();
     for (i, ip) in ips.iter().enumerate() {
-        if parse_ip_sloppy(ip).is_none() {
-            errs.push(FieldError::invalid(&path.index(i), *ip, IP_DETAIL).with_origin(origin));
-        }
+        errs.extend(validate_ip_with_origin(&path.index(i), ip, origin));
     }
     if ips.len() > 1 {
         let parsed: Vec<Option<IpAddr>> = ips.iter().map(|ip| parse_ip_sloppy(ip)).collect();
@@ -524,92 +500,9 @@ fn validate_allocated_resources_status(
     errs
 }
 
-const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-
-fn is_dns1123_label_like(s: &str) -> bool {
-    let b = s.as_bytes();
-    let ok = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => ok(f) && ok(l) && b.iter().all(|&c| ok(c) || c == b'-'),
-        _ => false,
-    }
-}
-
-/// `validation.IsDNS1123Subdomain`: the messages upstream gives (empty when valid).
-pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
-    let mut msgs = Vec::new();
-    if value.len() > 253 {
-        msgs.push("must be no more than 253 characters".to_owned());
-    }
-    if !value.split('.').all(is_dns1123_label_like) {
-        msgs.push(format!(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '{DNS1123_LABEL_FMT}(\\.{DNS1123_LABEL_FMT})*')"
-        ));
-    }
-    msgs
-}
-
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_ERR: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-
-fn qualified_name_regex_error() -> String {
-    format!(
-        "{QUALIFIED_NAME_ERR} (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}')"
-    )
-}
-
-fn is_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
-/// `validation.IsQualifiedName`: the messages upstream gives (empty when valid).
-pub fn is_qualified_name(value: &str) -> Vec<String> {
-    let mut msgs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                msgs.push("prefix part must be non-empty".to_owned());
-            } else {
-                msgs.extend(
-                    is_dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|m| format!("prefix part {m}")),
-                );
-            }
-            *name
-        }
-        _ => {
-            return vec![format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                qualified_name_regex_error()
-            )];
-        }
-    };
-    if name.is_empty() {
-        msgs.push("name part must be non-empty".to_owned());
-    } else if name.len() > 63 {
-        msgs.push("name part must be no more than 63 characters".to_owned());
-    }
-    if !is_qualified_name_part(name) {
-        msgs.push(format!("name part {}", qualified_name_regex_error()));
-    }
-    msgs
-}
-
 /// The REST layer's `PrepareForUpdate` for `pods/status`: the request with the stored Pod's spec,
 /// deletion timestamp and owner references, and `status.qosClass` backfilled when empty.
-pub fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
+pub(crate) fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
     let mut pod = new.clone();
     pod.spec.clone_from(&old.spec);
     pod.metadata
@@ -894,23 +787,6 @@ mod tests {
             ]
         );
         assert_eq!(errs(&pod("Always", &alloc("cpu")), &old).len(), 2);
-    }
-
-    #[test]
-    fn name_validators_match_upstream_messages() {
-        assert!(is_dns1123_subdomain("node-1.example.com").is_empty());
-        assert_eq!(is_dns1123_subdomain("Node1").len(), 1);
-        assert!(is_dns1123_subdomain("Node1")[0].starts_with("a lowercase RFC 1123 subdomain"));
-        assert!(is_dns1123_subdomain("Node1")[0].ends_with(
-            "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-        ));
-        assert!(is_qualified_name("example.com/My_Name").is_empty());
-        assert_eq!(
-            is_qualified_name("/x"),
-            vec!["prefix part must be non-empty".to_owned()]
-        );
-        assert_eq!(is_qualified_name("a/b/c").len(), 1);
-        assert!(is_qualified_name("-x")[0].starts_with("name part must consist of"));
     }
 
     #[test]

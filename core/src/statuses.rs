@@ -25,43 +25,43 @@ use k8s_openapi::api::core::v1::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::allocation::pods::{init_containers, is_restartable_init, spec};
 use crate::allocation::{pod_field, read_request};
 use crate::document::InputError;
+use crate::podutil::{init_containers, is_restartable_init, spec};
 use crate::settings::{Gate, Settings};
 
 const INPUT: &str = "request";
 
 /// The waiting reason of an added container that is not allocated yet (KEP-5972).
-pub const REASON_UNALLOCATED: &str = "Unallocated";
+pub(crate) const REASON_UNALLOCATED: &str = "Unallocated";
 /// The kubelet's default waiting reason for an allocated container not created yet.
-pub const REASON_CONTAINER_CREATING: &str = "ContainerCreating";
+pub(crate) const REASON_CONTAINER_CREATING: &str = "ContainerCreating";
 /// The kubelet's waiting reason while init containers have not completed.
-pub const REASON_POD_INITIALIZING: &str = "PodInitializing";
+pub(crate) const REASON_POD_INITIALIZING: &str = "PodInitializing";
 
 /// What the kubelet would publish.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct StatusReport {
+pub(crate) struct StatusReport {
     /// `status.containerStatuses`, sorted by name.
-    pub container_statuses: Vec<ContainerStatus>,
+    pub(crate) container_statuses: Vec<ContainerStatus>,
     /// `status.initContainerStatuses`, as given.
-    pub init_container_statuses: Vec<ContainerStatus>,
+    pub(crate) init_container_statuses: Vec<ContainerStatus>,
     /// Added containers waiting with reason `Unallocated`.
-    pub unallocated: Vec<String>,
+    pub(crate) unallocated: Vec<String>,
     /// Containers removed from the desired spec whose removal is not allocated yet: they keep running.
-    pub removal_pending: Vec<String>,
+    pub(crate) removal_pending: Vec<String>,
     /// Containers removed from the allocation that have not terminated: the kubelet kills them; their
     /// status stays as it is until they terminate.
-    pub terminating: Vec<String>,
+    pub(crate) terminating: Vec<String>,
     /// Terminated statuses of removed containers that are kept.
-    pub removed: Vec<String>,
+    pub(crate) removed: Vec<String>,
     /// Removed-container statuses dropped: the oldest beyond `removedStatusLimit`.
-    pub garbage_collected: Vec<String>,
+    pub(crate) garbage_collected: Vec<String>,
     /// `ContainersReady` and `Ready`.
-    pub conditions: Vec<PodCondition>,
+    pub(crate) conditions: Vec<PodCondition>,
     /// Whether the Pod is Ready.
-    pub ready: bool,
+    pub(crate) ready: bool,
 }
 
 fn waiting(name: &str, image: &str, reason: &str) -> ContainerStatus {
@@ -208,7 +208,7 @@ fn pod_ready(pod: &Pod, spec: &PodSpec, containers: &PodCondition) -> PodConditi
 }
 
 /// The statuses the kubelet would publish for `pod`, given its `allocated` spec.
-pub fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &Settings) -> StatusReport {
+pub(crate) fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &Settings) -> StatusReport {
     let dynamic = settings.gate(Gate::DynamicContainers);
     let desired = spec(pod);
     let allocated_spec = allocated.map_or_else(|| desired.clone(), spec);

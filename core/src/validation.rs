@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
 use crate::field::{ErrorList, invalid_message};
+use crate::pod::PodValidationOptions;
 use crate::settings::Settings;
+use crate::strategy::Prepared;
 
 /// The Pod request path a change arrives on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,7 +117,9 @@ impl Verdict {
 /// Validate a Pod create (`old` is `None`) or update arriving on `sub`.
 ///
 /// Defaulting is applied to both Pods first when `settings.apply_defaults` is set (the Pods are
-/// taken by value so that defaulting needs no copy).
+/// taken by value so that defaulting needs no copy). Each request path is one pipeline: its REST
+/// strategy step (what the API server ignores is reported as a warning), the options derived from
+/// the old Pod, the shared validation of `crate::pod`, then the path's own rules.
 pub fn check(
     old: Option<Pod>,
     new: Pod,
@@ -130,40 +134,68 @@ pub fn check(
     };
     let new = defaulted(new);
     let old = old.map(defaulted);
-    let mut warnings = Vec::new();
-    let errors = match (old.as_ref(), sub) {
-        (None, Subresource::None) => crate::pod::validate_pod_create(&new, settings),
+    let (errors, warnings) = match (old.as_ref(), sub) {
+        (None, Subresource::None) => (validate_create(&new, settings), Vec::new()),
         (None, other) => {
             return Err(InputError::malformed(
                 "old-pod",
                 format!("pods/{other} updates an existing Pod: the old Pod is required"),
             ));
         }
-        (Some(old), Subresource::None) => crate::pod::validate_pod_update(&new, old, settings),
-        // Each subresource first applies its REST strategy step (what the API server ignores is
-        // reported as a warning), then its validation.
-        (Some(old), Subresource::Dynamic) => {
-            let p = crate::dynamic::prepare_update(&new, old);
-            warnings = p.warnings;
-            crate::dynamic::validate_dynamic_update(&p.pod, old, settings)
-        }
-        (Some(old), Subresource::EphemeralContainers) => {
-            let p = crate::ephemeral::prepare_update(&new, old);
-            warnings = p.warnings;
-            crate::ephemeral::validate_ephemeral_containers_update(&p.pod, old, settings)
-        }
-        (Some(old), Subresource::Resize) => {
-            let p = crate::resize::prepare_update(&new, old, settings);
-            warnings = p.warnings;
-            crate::resize::validate_pod_resize(&p.pod, old, settings)
-        }
-        (Some(old), Subresource::Status) => {
-            let p = crate::status_update::prepare_update(&new, old);
-            warnings = p.warnings;
-            crate::status_update::validate_pod_status_update(&p.pod, old, settings)
-        }
+        (Some(old), sub) => validate_update_on(sub, &new, old, settings),
     };
-    Ok(Verdict::from_errors(crate::pod::pod_name(&new), errors, warnings))
+    Ok(Verdict::from_errors(
+        crate::podutil::pod_name(&new),
+        errors,
+        warnings,
+    ))
+}
+
+/// A create (`podStrategy.Validate`): the options of a new Pod, then `ValidatePodCreate`.
+fn validate_create(new: &Pod, settings: &Settings) -> ErrorList {
+    crate::pod::validate_pod_create(new, &PodValidationOptions::for_create(new, settings))
+}
+
+/// A plain update (`podStrategy.ValidateUpdate`): the main resource's strategy keeps the stored
+/// status (podmut's input already carries it), the options derived from the old Pod, then
+/// `ValidatePodUpdate`.
+fn validate_plain_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+    let opts = PodValidationOptions::for_update(new, old, settings);
+    crate::pod::validate_pod_update(new, old, &opts, settings)
+}
+
+/// A path's validation of the prepared Pod against the stored one.
+type PathValidation = fn(&Pod, &Pod, &Settings) -> ErrorList;
+
+/// An update on `sub`: the path's strategy step, then its validation (which derives the options).
+fn validate_update_on(
+    sub: Subresource,
+    new: &Pod,
+    old: &Pod,
+    settings: &Settings,
+) -> (ErrorList, Vec<String>) {
+    let run = |prepared: Prepared, validate: PathValidation| {
+        (validate(&prepared.pod, old, settings), prepared.warnings)
+    };
+    match sub {
+        Subresource::None => (validate_plain_update(new, old, settings), Vec::new()),
+        Subresource::Dynamic => run(
+            crate::dynamic::prepare_update(new, old),
+            crate::dynamic::validate_dynamic_update,
+        ),
+        Subresource::EphemeralContainers => run(
+            crate::ephemeral::prepare_update(new, old),
+            crate::ephemeral::validate_ephemeral_containers_update,
+        ),
+        Subresource::Resize => run(
+            crate::resize::prepare_update(new, old, settings),
+            crate::resize::validate_pod_resize,
+        ),
+        Subresource::Status => run(
+            crate::status_update::prepare_update(new, old),
+            crate::status_update::validate_pod_status_update,
+        ),
+    }
 }
 
 /// [`check`] on documents: parse the settings and both Pods (JSON or YAML), then validate.

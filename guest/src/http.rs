@@ -58,7 +58,7 @@ pub(crate) fn handle(request: &IncomingRequest, out: ResponseOutparam) {
             "podmut: admission-review: the body is not UTF-8 text\n",
         );
     };
-    match podmut_core::admission::review(&text, &settings) {
+    match podmut_core::review(&text, &settings) {
         Ok(review) => respond(out, 200, "application/json", &review),
         Err(e) => respond(out, 400, "text/plain", &format!("podmut: {e}\n")),
     }

@@ -8,12 +8,12 @@
 //! variable when the host grants one (`--env`), else the defaults.
 //!
 //! Build: `cargo build -p podmut-guest --target wasm32-wasip2 --release`.
-#![allow(
+#![expect(
     unsafe_code,
     reason = "wit-bindgen's export! glue expands to unsafe extern functions"
 )]
 
-#[allow(missing_docs, unreachable_pub, reason = "wit-bindgen generated code")]
+/// The WIT bindings (wit-bindgen marks its generated items itself, so no lint needs silencing).
 mod bindings {
     wit_bindgen::generate!({
         path: "../wit",
@@ -228,7 +228,7 @@ fn allocation_to_wit(d: podmut_core::AllocationDecision) -> node::AllocationDeci
     }
 }
 
-fn probe_action_to_wit(a: podmut_core::probe_plan::ProbeAction) -> node::ProbeAction {
+fn probe_action_to_wit(a: podmut_core::ProbeAction) -> node::ProbeAction {
     node::ProbeAction {
         container: a.container,
         container_list: a.container_list,
@@ -249,7 +249,7 @@ fn probe_action_to_wit(a: podmut_core::probe_plan::ProbeAction) -> node::ProbeAc
 
 impl admission::Guest for Component {
     fn review(admission_review: String, settings: String) -> Result<String, types::InputError> {
-        podmut_core::admission::review(&admission_review, &settings).map_err(input_error_to_wit)
+        podmut_core::review(&admission_review, &settings).map_err(input_error_to_wit)
     }
 
     fn coverage(
@@ -257,12 +257,12 @@ impl admission::Guest for Component {
         scope: Option<admission::CoverageScope>,
     ) -> Result<admission::CoverageReport, types::InputError> {
         let labels = |l: Option<Vec<(String, String)>>| l.map(|l| l.into_iter().collect());
-        let scope = scope.map_or_else(Default::default, |s| podmut_core::admission::Scope {
+        let scope = scope.map_or_else(Default::default, |s| podmut_core::CoverageScope {
             namespace_labels: labels(s.namespace_labels),
             pod_labels: labels(s.pod_labels),
             pod_name: s.pod_name,
         });
-        podmut_core::admission::coverage(&configs, &scope)
+        podmut_core::coverage(&configs, &scope)
             .map(|r| admission::CoverageReport {
                 dynamic_allowed: r.dynamic_allowed,
                 handlers: r

@@ -27,7 +27,7 @@ pub(crate) fn run() -> Result<(), ()> {
     let Ok(text) = String::from_utf8(input) else {
         return fail("admission-review: stdin is not UTF-8 text");
     };
-    match podmut_core::admission::review(&text, &settings) {
+    match podmut_core::review(&text, &settings) {
         Ok(response) => {
             let mut out = std::io::stdout().lock();
             if writeln!(out, "{response}").and_then(|()| out.flush()).is_err() {

@@ -13,13 +13,7 @@
 //! containers with probes, env, ports and resources; the new one changes one image: allowed).
 //! Warm-up 1 s and measurement 3 s per benchmark (the machine is small and shared: compare ratios
 //! within one run). Results and their reading: BENCHMARKS.md, "Measurements (issue 7)".
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    missing_docs,
-    reason = "a benchmark: failing loudly is fine"
-)]
+#![expect(clippy::expect_used, reason = "a benchmark: failing loudly is fine")]
 
 use std::hint::black_box;
 use std::io::Write as _;
@@ -122,14 +116,14 @@ fn bench_review(c: &mut Criterion) {
     let rt = runtime(true);
     let rt_ondemand = runtime(false);
     let mut inst = rt.instance().expect("instance");
-    assert_allowed(&podmut_core::admission::review(&text, "").expect("native"));
+    assert_allowed(&podmut_core::review(&text, "").expect("native"));
     assert_allowed(&rt.review(&text, "").expect("fresh"));
     assert_allowed(&inst.review(&text, "").expect("reused"));
 
     let mut g = c.benchmark_group("review");
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.bench_function("native", |b| {
-        b.iter(|| podmut_core::admission::review(black_box(&text), "").expect("native"));
+        b.iter(|| podmut_core::review(black_box(&text), "").expect("native"));
     });
     g.bench_function("component-fresh-pooling", |b| {
         b.iter(|| rt.review(black_box(&text), "").expect("fresh"));
@@ -192,12 +186,12 @@ fn bench_growth(c: &mut Criterion) {
     let mut g = c.benchmark_group("growth");
     for n in [10_usize, 100, 1000] {
         let text = review(n);
-        assert_allowed(&podmut_core::admission::review(&text, "").expect("native"));
+        assert_allowed(&podmut_core::review(&text, "").expect("native"));
         assert_allowed(&rt.review(&text, "").expect("fresh"));
         // Per-container time = reported time / n ("thrpt" in elements/s is n / time).
         g.throughput(Throughput::Elements(n as u64));
         g.bench_with_input(BenchmarkId::new("native", n), &text, |b, t| {
-            b.iter(|| podmut_core::admission::review(black_box(t), "").expect("native"));
+            b.iter(|| podmut_core::review(black_box(t), "").expect("native"));
         });
         g.bench_with_input(BenchmarkId::new("component-fresh", n), &text, |b, t| {
             b.iter(|| rt.review(black_box(t), "").expect("fresh"));

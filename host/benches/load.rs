@@ -27,8 +27,7 @@
 //! - `--rss-pid PID [--sample-every 10s] [--samples-out FILE]`: sample the server's VmRSS over the
 //!   measured window (soak), with the cumulative request and error counts at each sample.
 //! - `--metrics-after`: report the server's `podmut_*` metrics after the run.
-#![allow(
-    clippy::unwrap_used,
+#![expect(
     clippy::expect_used,
     clippy::panic,
     reason = "a benchmark tool: failing loudly is fine"
@@ -639,10 +638,8 @@ fn stats(lat: &mut [u32], secs: f64) -> Value {
     })
 }
 
-#[tokio::main]
-async fn main() {
-    let args = Args::parse();
-    let target = Arc::new(Target::parse(&args.url, args.ca.as_ref(), args.http2));
+/// The request mix: the good review and, with `--fault-share`, the misbehaving ones.
+fn build_mix(args: &Args) -> Mix {
     let body = match (&args.body, &args.new) {
         (Some(p), _) => std::fs::read(p).expect("read --body"),
         (None, Some(new)) => review_from_files(args.old.as_ref(), new, &args.subresource).into_bytes(),
@@ -666,45 +663,123 @@ async fn main() {
     } else {
         Vec::new()
     };
-    let mix = Mix {
+    Mix {
         good: Bytes::from(body),
         faults,
         share: args.fault_share.clamp(0.0, 1.0),
+    }
+}
+
+/// Wait (at most 60 s) until the server answers `GET /readyz` with 200.
+async fn wait_ready(target: &Target, args: &Args) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let ok = match connect(target, args.http2).await {
+            Ok(mut s) => matches!(
+                send(&mut s, target, "GET", "/readyz", Bytes::new()).await,
+                Ok((200, _))
+            ),
+            Err(_) => false,
+        };
+        if ok {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} did not become ready within 60 s",
+            args.url
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `--once`: send one request and print the answer.
+async fn run_once(target: &Target, args: &Args, mix: &Mix) {
+    let mut s = connect(target, args.http2).await.expect("connect");
+    let (status, bytes) = send(&mut s, target, "POST", &target.path, mix.body(mix.class(0)))
+        .await
+        .expect("request");
+    let text = String::from_utf8_lossy(&bytes);
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => println!(
+            "HTTP {status}\n{}",
+            serde_json::to_string_pretty(&v).unwrap_or_default()
+        ),
+        Err(_) => println!("HTTP {status}\n{text}"),
+    }
+}
+
+/// The text summary of a run.
+fn print_text(
+    args: &Args,
+    result: &Value,
+    all: &Tally,
+    mix: &Mix,
+    classes: &serde_json::Map<String, Value>,
+    not_sent: Option<u64>,
+) {
+    let secs = args.duration.as_secs_f64();
+    let total = result["answered"].as_u64().unwrap_or_default();
+    let label = if args.label.is_empty() {
+        "load"
+    } else {
+        &args.label
     };
-    if args.wait_ready {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let ok = match connect(&target, args.http2).await {
-                Ok(mut s) => matches!(
-                    send(&mut s, &target, "GET", "/readyz", Bytes::new()).await,
-                    Ok((200, _))
-                ),
-                Err(_) => false,
-            };
-            if ok {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} did not become ready within 60 s",
-                args.url
+    let mode = match args.rate {
+        Some(r) => format!("rate={r}/s c={}", args.concurrency),
+        None => format!("c={}", args.concurrency),
+    };
+    println!(
+        "{label} {} {mode} {secs:.0}s body={}B: {total} answered, {} errors, {} req/s, p50 {} ms, p90 {} ms, p99 {} ms, max {} ms{}",
+        args.url,
+        mix.good.len(),
+        all.errors,
+        result["throughputPerSecond"],
+        result["p50Ms"],
+        result["p90Ms"],
+        result["p99Ms"],
+        result["maxMs"],
+        if args.rate.is_some() {
+            format!(
+                ", {} sent >1 ms late, {} never sent (connections busy)",
+                all.late,
+                not_sent.unwrap_or(0)
+            )
+        } else {
+            String::new()
+        }
+    );
+    if !mix.faults.is_empty() {
+        for (name, c) in classes {
+            println!(
+                "  {name:<26} {} ok ({} /s), p50 {} ms, p99 {} ms, max {} ms; outcomes {}",
+                c["requests"], c["throughputPerSecond"], c["p50Ms"], c["p99Ms"], c["maxMs"], c["outcomes"]
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
-    if args.once {
-        let mut s = connect(&target, args.http2).await.expect("connect");
-        let (status, bytes) = send(&mut s, &target, "POST", &target.path, mix.body(mix.class(0)))
-            .await
-            .expect("request");
-        let text = String::from_utf8_lossy(&bytes);
-        match serde_json::from_str::<Value>(&text) {
-            Ok(v) => println!(
-                "HTTP {status}\n{}",
-                serde_json::to_string_pretty(&v).unwrap_or_default()
-            ),
-            Err(_) => println!("HTTP {status}\n{text}"),
+    if let Some(r) = result.get("rssKib") {
+        println!(
+            "  RSS (KiB) every {}s, {} samples: first {}, last {}, min {}, max {}",
+            r["everySeconds"], r["samples"], r["first"], r["last"], r["min"], r["max"]
+        );
+    }
+    if let Some(Value::Array(lines)) = result.get("metrics") {
+        for l in lines {
+            println!("  {}", l.as_str().unwrap_or_default());
         }
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let args = Args::parse();
+    let target = Arc::new(Target::parse(&args.url, args.ca.as_ref(), args.http2));
+    let mix = build_mix(&args);
+    if args.wait_ready {
+        wait_ready(&target, &args).await;
+    }
+    if args.once {
+        run_once(&target, &args, &mix).await;
         return;
     }
     let start = Instant::now();
@@ -801,59 +876,7 @@ async fn main() {
     if args.json {
         println!("{result}");
     } else {
-        let label = if args.label.is_empty() {
-            "load"
-        } else {
-            &args.label
-        };
-        let mode = match args.rate {
-            Some(r) => format!("rate={r}/s c={}", args.concurrency),
-            None => format!("c={}", args.concurrency),
-        };
-        println!(
-            "{label} {} {mode} {secs:.0}s body={}B: {total} answered, {} errors, {} req/s, p50 {} ms, p90 {} ms, p99 {} ms, max {} ms{}",
-            args.url,
-            mix.good.len(),
-            all.errors,
-            result["throughputPerSecond"],
-            result["p50Ms"],
-            result["p90Ms"],
-            result["p99Ms"],
-            result["maxMs"],
-            if args.rate.is_some() {
-                format!(
-                    ", {} sent >1 ms late, {} never sent (connections busy)",
-                    all.late,
-                    not_sent.unwrap_or(0)
-                )
-            } else {
-                String::new()
-            }
-        );
-        if !mix.faults.is_empty() {
-            for (name, c) in &classes {
-                println!(
-                    "  {name:<26} {} ok ({} /s), p50 {} ms, p99 {} ms, max {} ms; outcomes {}",
-                    c["requests"],
-                    c["throughputPerSecond"],
-                    c["p50Ms"],
-                    c["p99Ms"],
-                    c["maxMs"],
-                    c["outcomes"]
-                );
-            }
-        }
-        if let Some(r) = result.get("rssKib") {
-            println!(
-                "  RSS (KiB) every {}s, {} samples: first {}, last {}, min {}, max {}",
-                r["everySeconds"], r["samples"], r["first"], r["last"], r["min"], r["max"]
-            );
-        }
-        if let Some(Value::Array(lines)) = result.get("metrics") {
-            for l in lines {
-                println!("  {}", l.as_str().unwrap_or_default());
-            }
-        }
+        print_text(&args, &result, &all, &mix, &classes, not_sent);
     }
     if let Some(e) = all.first_error {
         eprintln!("first unexpected answer: {e}");

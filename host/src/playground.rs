@@ -166,7 +166,6 @@ pub fn serve(addr: &str, source: AssetSource, on_listen: impl FnOnce(SocketAddr)
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, reason = "test code")]
 
     use super::*;
 

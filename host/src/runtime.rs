@@ -603,7 +603,7 @@ fn compile_cached(
     Ok(component)
 }
 
-#[allow(
+#[expect(
     unsafe_code,
     reason = "wasmtime requires unsafe to load precompiled machine code"
 )]

@@ -6,7 +6,7 @@
 //! three waPC functions Kubewarden calls:
 //!
 //! - `validate`: payload `{"request": <AdmissionReview.request>, "settings": {...}}` → a Kubewarden
-//!   `ValidationResponse`. The request is judged by [`podmut_core::admission::review_value`], exactly
+//!   `ValidationResponse`. The request is judged by [`podmut_core::review_value`], exactly
 //!   what the component's `admission.review` runs, routed by `request.subResource`;
 //! - `validate_settings`: the settings document (podmut's own, see `policies/default.yaml`) →
 //!   `{"valid": bool, "message"?}`;
@@ -27,7 +27,7 @@ pub const BAD_REQUEST: u16 = 400;
 
 /// Register the waPC functions. Called by the waPC host right after instantiation.
 #[cfg(target_arch = "wasm32")]
-#[allow(
+#[expect(
     unsafe_code,
     reason = "waPC hosts find the init function by its unmangled export name"
 )]
@@ -84,7 +84,7 @@ pub fn evaluate(payload: &[u8]) -> ValidationResponse {
         "kind": "AdmissionReview",
         "request": payload.request,
     });
-    match podmut_core::admission::review_value(review, &settings) {
+    match podmut_core::review_value(review, &settings) {
         Ok(response) => {
             let warnings = response.warnings.filter(|w| !w.is_empty());
             if response.allowed {
@@ -149,7 +149,6 @@ fn reject(message: String, code: u16) -> ValidationResponse {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
 
     use super::*;
 

@@ -10,7 +10,7 @@
 //! `wapc` imports, calls `_start`/`wapc_init`, then `__guest_call(op_len, msg_len)`; the guest pulls
 //! the operation and payload with `__guest_request` and answers with `__guest_response` or
 //! `__guest_error`.
-#![allow(
+#![expect(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::panic,

@@ -2,7 +2,7 @@
 //! wasmtime's `test-programs/artifacts/build.rs`) so `COMPONENT` can embed it. For the wasm32
 //! target itself there is nothing to do.
 
-#![allow(
+#![expect(
     clippy::expect_used,
     clippy::panic,
     reason = "a build script reports failure by panicking"

@@ -42,12 +42,12 @@ fn pod_name(scope: Option<&Value>) -> Option<String> {
 
 fn native(c: &Case) -> Value {
     let (configs, scope) = split(c);
-    let scope = podmut_core::admission::Scope {
+    let scope = podmut_core::CoverageScope {
         namespace_labels: labels(scope.as_ref(), "namespaceLabels"),
         pod_labels: labels(scope.as_ref(), "podLabels"),
         pod_name: pod_name(scope.as_ref()),
     };
-    match podmut_core::admission::coverage(&configs, &scope) {
+    match podmut_core::coverage(&configs, &scope) {
         Ok(r) => serde_json::to_value(&r).unwrap_or_else(|e| input_error(e.to_string())),
         Err(e) => input_error(e.to_string()),
     }

@@ -10,7 +10,7 @@
 //! `expect: {inputError: text}` expects an input error containing `text`. `cargo xtask bless`
 //! rewrites `expect` from the native outcome.
 
-#![allow(
+#![expect(
     clippy::panic,
     reason = "test support: a component that cannot load fails the whole suite"
 )]

@@ -11,7 +11,7 @@ use crate::{Area, Case, input_error, json_text, runtime, settings_text};
 /// The probes area.
 pub const AREA: Area = Area { native, wasm };
 
-#[allow(
+#[expect(
     clippy::too_many_arguments,
     reason = "one flat row per probe action keeps native and wasm summaries identical"
 )]

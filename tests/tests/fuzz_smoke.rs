@@ -1,12 +1,7 @@
 //! The component half of the fuzz smoke (`cargo xtask test`): a sample of the inputs the native
 //! smoke (`tests/fuzzgen/tests/smoke.rs`) generates goes through the podmut component, where no
 //! call may trap, time out or run out of memory (input errors and denials are answers).
-#![allow(
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a test: failing loudly is the point"
-)]
+#![expect(clippy::panic, reason = "a test: failing loudly is the point")]
 
 use podmut_fuzzgen::{Target, XorShift, describe, generate_from_bytes};
 

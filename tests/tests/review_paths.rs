@@ -3,16 +3,11 @@
 //! readings must give the same answer: every update and create fixture under `tests/cases/` is
 //! wrapped in an AdmissionReview and judged both ways, and each answer must agree with the
 //! fixture's own `check`; every fixture Pod must decode to the same object both ways.
-#![allow(
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a test: failing loudly is the point"
-)]
+#![expect(clippy::unwrap_used, reason = "a test: failing loudly is the point")]
 
 use podmut_core::Settings;
-use podmut_core::admission::{read_pod_review_directly, review, review_value};
-use podmut_core::document::{parse_pod, parse_text, pod_from_value, read_json_directly};
+use podmut_core::{parse_pod, parse_text, pod_from_value, read_json_directly};
+use podmut_core::{read_pod_review_directly, review, review_value};
 use serde_json::{Value, json};
 
 /// Fixture areas that are not `check` cases (see `podmut_conformance::area_for`).

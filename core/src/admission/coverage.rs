@@ -40,7 +40,7 @@ use crate::field::Path;
 const INPUT: &str = "configs";
 
 /// Largest configuration document accepted (a whole cluster's admission configuration).
-pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The Pod a coverage check is scoped to; `None` parts are unknown (any value is considered).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -97,7 +97,7 @@ pub fn coverage(configs: &str, scope: &Scope) -> Result<CoverageReport, InputErr
 }
 
 /// [`coverage`] on parsed objects.
-pub fn coverage_values(items: Vec<Value>, scope: &Scope) -> Result<CoverageReport, InputError> {
+pub(crate) fn coverage_values(items: Vec<Value>, scope: &Scope) -> Result<CoverageReport, InputError> {
     let mut objects = Vec::new();
     let mut ignored = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
@@ -304,7 +304,13 @@ impl Object {
             obj.insert("apiVersion".into(), Value::String(format!("{GROUP}/v1")));
         }
         let ctx = Ctx { what: &what };
-        let object = match kind.as_str() {
+        let object = Self::decode_known(&kind, name, item, &ctx)?;
+        Ok(Decoded::Object(Box::new(object)))
+    }
+
+    /// Decode an admission handler of a known `kind` (read as v1).
+    fn decode_known(kind: &str, name: String, item: Value, ctx: &Ctx<'_>) -> Result<Object, InputError> {
+        Ok(match kind {
             "ValidatingWebhookConfiguration" => {
                 let c: ar::ValidatingWebhookConfiguration = ctx.decode(item)?;
                 let mut webhooks = Vec::new();
@@ -402,8 +408,7 @@ impl Object {
                     criteria: spec.match_resources.map(|m| ctx.criteria(&path, m)).transpose()?,
                 })
             }
-        };
-        Ok(Decoded::Object(Box::new(object)))
+        })
     }
 }
 
@@ -437,7 +442,7 @@ impl Ctx<'_> {
         )
     }
 
-    #[allow(
+    #[expect(
         clippy::too_many_arguments,
         reason = "the fields of the two webhook types, which share no trait"
     )]
@@ -514,7 +519,7 @@ impl Ctx<'_> {
         })
     }
 
-    #[allow(
+    #[expect(
         clippy::too_many_arguments,
         reason = "the fields of the two rule types, which share no trait"
     )]

@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{Container, Pod, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use serde::{Deserialize, Serialize};
 
-use super::pods::{init_containers, is_restartable_init, spec};
+use crate::podutil::{init_containers, is_restartable_init, spec};
 use crate::quantity::Quantity;
 use crate::semantic::semantic_eq;
 use crate::settings::{Gate, Settings};

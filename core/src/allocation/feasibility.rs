@@ -11,12 +11,11 @@ use k8s_openapi::api::core::v1::{Container, Pod};
 
 use super::changes::{ChangeKind, ChangeSet, is_resizable};
 use super::node::NodeFacts;
-use super::pods::{init_containers, is_critical, is_static_or_mirror, is_terminal, same_pod, spec};
-use super::resources::{
-    RequestOptions, ResourceMap, parse_list, pod_requests, requests_of, resource_request, scheduler_value,
-};
+use super::resources::{resource_request, scheduler_value};
+use crate::podutil::{init_containers, is_critical, is_static_or_mirror, is_terminal, same_pod, spec};
 use crate::qos::{QosClass, get_pod_qos};
 use crate::quantity::Quantity;
+use crate::resource_helper::{PodResourcesOptions, ResourceMap, parse_list, pod_requests, requests_of};
 use crate::settings::{Gate, Settings};
 
 /// Upstream message: `IsInPlacePodVerticalScalingAllowed` with the gate off.
@@ -282,7 +281,7 @@ pub(crate) fn predicate(
     let pod_level = settings.gate(Gate::PodLevelResources);
     let mut request = pod_requests(
         desired,
-        RequestOptions {
+        PodResourcesOptions {
             pod_level,
             use_status: false,
         },
@@ -294,7 +293,7 @@ pub(crate) fn predicate(
     for p in others {
         let r = pod_requests(
             p,
-            RequestOptions {
+            PodResourcesOptions {
                 pod_level,
                 use_status: settings.gate(Gate::InPlacePodVerticalScaling),
             },

@@ -8,9 +8,9 @@ use k8s_openapi::api::core::v1::Node;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use serde::{Deserialize, Serialize};
 
-use super::resources::{ResourceMap, parse_list};
 use crate::document::InputError;
 use crate::quantity::Quantity;
+use crate::resource_helper::{ResourceMap, parse_list};
 
 /// Kubelet configuration a v1 Node does not publish (the request's `nodeConfig`; every key optional).
 ///
@@ -25,20 +25,20 @@ use crate::quantity::Quantity;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NodeConfig {
+pub(crate) struct NodeConfig {
     /// The kubelet's CPU manager policy: `none` or `static`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_manager_policy: Option<String>,
+    pub(crate) cpu_manager_policy: Option<String>,
     /// The kubelet's Memory manager policy: `None` or `Static`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_manager_policy: Option<String>,
+    pub(crate) memory_manager_policy: Option<String>,
     /// The kubelet's `memorySwap.swapBehavior`: `NoSwap` or `LimitedSwap`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub swap_behavior: Option<String>,
+    pub(crate) swap_behavior: Option<String>,
     /// Upstream `GetNodeAllocatableAbsolute` (capacity minus system and kube reserved): the figure
     /// the Infeasible check compares with. Defaults to `status.allocatable`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocatable_absolute: Option<BTreeMap<String, K8sQuantity>>,
+    pub(crate) allocatable_absolute: Option<BTreeMap<String, K8sQuantity>>,
 }
 
 /// Everything about the node the allocation rules read, checked.

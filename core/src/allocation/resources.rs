@@ -8,29 +8,15 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Container, ContainerStatus, Node, Pod, ResourceRequirements};
+use k8s_openapi::api::core::v1::{ContainerStatus, Node, Pod, ResourceRequirements};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use super::pods::{is_restartable_init, resize_pending_reason};
 use crate::document::InputError;
 use crate::quantity::Quantity;
-
-/// Resource name -> parsed quantity.
-pub(crate) type ResourceMap = BTreeMap<String, Quantity>;
-
-/// Parse a resource list, skipping values that do not parse (they were rejected up front by
-/// [`check_pod_quantities`] / [`check_node_quantities`]).
-pub(crate) fn parse_list(list: Option<&BTreeMap<String, K8sQuantity>>) -> ResourceMap {
-    list.into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
-        .collect()
-}
-
-/// A container's requests.
-pub(crate) fn requests_of(r: Option<&ResourceRequirements>) -> ResourceMap {
-    parse_list(r.and_then(|r| r.requests.as_ref()))
-}
+use crate::resource_helper::{
+    ResourceMap, add_pod_level_requests, aggregate_container_requests, parse_list, pod_level,
+    pod_level_requests_set, pod_level_resources_set,
+};
 
 fn check_list(
     list: Option<&BTreeMap<String, K8sQuantity>>,
@@ -133,183 +119,18 @@ pub(crate) fn check_node_quantities(node: &Node, input: &str, prefix: &str) -> R
     Ok(())
 }
 
-/// `resource.IsSupportedPodLevelResource`: cpu, memory and `hugepages-*`.
-pub(crate) fn is_supported_pod_level(name: &str) -> bool {
-    name == "cpu" || name == "memory" || name.starts_with("hugepages-")
-}
-
-/// `resource.IsPodLevelRequestsSet`.
-pub(crate) fn pod_level_requests_set(pod: &Pod) -> bool {
-    pod.spec
-        .as_ref()
-        .and_then(|s| s.resources.as_ref())
-        .and_then(|r| r.requests.as_ref())
-        .is_some_and(|r| r.keys().any(|k| is_supported_pod_level(k)))
-}
-
-/// `resource.IsPodLevelResourcesSet` (requests or limits).
-pub(crate) fn pod_level_resources_set(pod: &Pod) -> bool {
-    pod.spec
-        .as_ref()
-        .and_then(|s| s.resources.as_ref())
-        .is_some_and(|r| {
-            [r.requests.as_ref(), r.limits.as_ref()]
-                .into_iter()
-                .flatten()
-                .any(|l| l.keys().any(|k| is_supported_pod_level(k)))
-        })
-}
-
-fn add_into(acc: &mut ResourceMap, list: &ResourceMap) {
-    for (k, q) in list {
-        let e = acc.entry(k.clone()).or_insert(Quantity::ZERO);
-        *e = e.add(q);
-    }
-}
-
-fn max_into(acc: &mut ResourceMap, list: &ResourceMap) {
-    for (k, q) in list {
-        match acc.get(k) {
-            Some(cur) if cur >= q => {}
-            _ => {
-                acc.insert(k.clone(), *q);
-            }
-        }
-    }
-}
-
-/// Which requests a container contributes: its spec, or (for Pods already on the node) what the
-/// kubelet allocated or actuated (`containerAllocatedRequests` / `containerActuatedRequests`).
-type Getter = fn(&Container, Option<&ContainerStatus>, bool) -> ResourceMap;
-
-fn spec_requests(c: &Container, _: Option<&ContainerStatus>, _: bool) -> ResourceMap {
-    requests_of(c.resources.as_ref())
-}
-
-fn allocated_requests(c: &Container, s: Option<&ContainerStatus>, infeasible: bool) -> ResourceMap {
-    if let Some(alloc) = s.and_then(|s| s.allocated_resources.as_ref()) {
-        return parse_list(Some(alloc));
-    }
-    if infeasible {
-        return ResourceMap::new();
-    }
-    spec_requests(c, s, infeasible)
-}
-
-fn actuated_requests(c: &Container, s: Option<&ContainerStatus>, infeasible: bool) -> ResourceMap {
-    if let Some(r) = s
-        .and_then(|s| s.resources.as_ref())
-        .and_then(|r| r.requests.as_ref())
-    {
-        return parse_list(Some(r));
-    }
-    allocated_requests(c, s, infeasible)
-}
-
-fn find_status<'a>(pod: &'a Pod, name: &str) -> Option<&'a ContainerStatus> {
-    let status = pod.status.as_ref()?;
-    status
-        .container_statuses
-        .iter()
-        .flatten()
-        .chain(status.init_container_statuses.iter().flatten())
-        .find(|s| s.name == name)
-}
-
-/// `aggregateContainerResourcesByFn`: regular containers and restartable init containers add up;
-/// an ordinary init container needs its own requests plus the sidecars started before it; the
-/// Pod needs the larger of the two.
-fn aggregate(pod: &Pod, use_status: bool, getter: Getter) -> ResourceMap {
-    let infeasible = use_status && resize_pending_reason(pod) == Some("Infeasible");
-    let Some(spec) = pod.spec.as_ref() else {
-        return ResourceMap::new();
-    };
-    let status_of = |c: &Container| {
-        if use_status {
-            find_status(pod, &c.name)
-        } else {
-            None
-        }
-    };
-    let mut result = ResourceMap::new();
-    for c in &spec.containers {
-        add_into(&mut result, &getter(c, status_of(c), infeasible));
-    }
-    let mut sidecars = ResourceMap::new();
-    let mut init_max = ResourceMap::new();
-    for c in spec.init_containers.iter().flatten() {
-        let own = getter(c, status_of(c), infeasible);
-        if is_restartable_init(c) {
-            add_into(&mut result, &own);
-            add_into(&mut sidecars, &own);
-            max_into(&mut init_max, &sidecars);
-        } else {
-            let mut combined = own;
-            add_into(&mut combined, &sidecars);
-            max_into(&mut init_max, &combined);
-        }
-    }
-    max_into(&mut result, &init_max);
-    result
-}
-
-/// Options of [`pod_requests`] (a subset of upstream `PodResourcesOptions`).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RequestOptions {
-    /// Honour pod-level `spec.resources` (`!SkipPodLevelResources`; the `PodLevelResources` gate).
-    pub(crate) pod_level: bool,
-    /// Take the larger of spec, allocated and actuated requests (`UseStatusResources`): how the
-    /// scheduler framework counts Pods already on a node while `InPlacePodVerticalScaling` is on.
-    pub(crate) use_status: bool,
-}
-
-/// Upstream `resource.PodRequests`: container aggregate, pod-level requests replacing cpu/memory
-/// (and hugepages) when set, plus `spec.overhead`.
-pub(crate) fn pod_requests(pod: &Pod, opts: RequestOptions) -> ResourceMap {
-    let mut reqs = if opts.use_status {
-        let spec = aggregate(pod, true, spec_requests);
-        let allocated = aggregate(pod, true, allocated_requests);
-        let actuated = aggregate(pod, true, actuated_requests);
-        let mut out = ResourceMap::new();
-        if resize_pending_reason(pod) != Some("Infeasible") {
-            max_into(&mut out, &spec);
-        }
-        max_into(&mut out, &actuated);
-        max_into(&mut out, &allocated);
-        out
-    } else {
-        aggregate(pod, false, spec_requests)
-    };
-    if opts.pod_level && pod_level_requests_set(pod) {
-        let level = requests_of(pod.spec.as_ref().and_then(|s| s.resources.as_ref()));
-        for (k, q) in level {
-            if is_supported_pod_level(&k) {
-                reqs.insert(k, q);
-            }
-        }
-    }
-    let overhead = parse_list(pod.spec.as_ref().and_then(|s| s.overhead.as_ref()));
-    add_into(&mut reqs, &overhead);
-    reqs
-}
-
 /// Upstream `GetResourceRequest`: the Pod's request for one resource as the kubelet reports it in
 /// "Node didn't have enough capacity" (cpu in millicores, everything else in units). With pod-level
 /// resources set, container-level requests are skipped; overhead is added only to a non-zero total.
 pub(crate) fn resource_request(pod: &Pod, name: &str, pod_level_gate: bool) -> i64 {
-    let has_pod_level = pod_level_gate && pod_level_resources_set(pod);
+    let has_pod_level = pod_level_gate && pod_level_resources_set(pod_level(pod));
     let mut reqs = if has_pod_level {
         ResourceMap::new()
     } else {
-        aggregate(pod, false, spec_requests)
+        aggregate_container_requests(&crate::podutil::spec(pod))
     };
-    if has_pod_level && pod_level_requests_set(pod) {
-        let level = requests_of(pod.spec.as_ref().and_then(|s| s.resources.as_ref()));
-        for (k, q) in level {
-            if is_supported_pod_level(&k) {
-                reqs.insert(k, q);
-            }
-        }
+    if has_pod_level && pod_level_requests_set(pod_level(pod)) {
+        add_pod_level_requests(&mut reqs, pod);
     }
     let mut q = reqs.get(name).copied().unwrap_or(Quantity::ZERO);
     let overhead = parse_list(pod.spec.as_ref().and_then(|s| s.overhead.as_ref()));
@@ -336,68 +157,17 @@ mod tests {
         parse_pod(yaml, "p", 1 << 20).unwrap()
     }
 
-    fn cpu_mem(m: &ResourceMap) -> (i64, i64) {
-        (
-            m.get("cpu").map_or(0, Quantity::milli_value),
-            m.get("memory").map_or(0, Quantity::value),
-        )
-    }
-
     #[test]
-    fn sidecar_formula() {
-        // main 1 cpu; sidecar 500m started before an init container of 2 cpu: init phase needs 2.5.
-        let p = pod("spec:
-  initContainers:
-  - {name: side, restartPolicy: Always, resources: {requests: {cpu: 500m}}}
-  - {name: init, resources: {requests: {cpu: 2}}}
-  containers:
-  - {name: app, resources: {requests: {cpu: 1, memory: 1Gi}}}
-");
-        let r = pod_requests(&p, RequestOptions::default());
-        assert_eq!(cpu_mem(&r), (2500, 1 << 30));
-    }
-
-    #[test]
-    fn pod_level_and_overhead() {
+    fn get_resource_request_skips_containers_with_pod_level_resources() {
         let p = pod("spec:
   resources: {requests: {cpu: 3}}
   overhead: {cpu: 100m}
   containers:
   - {name: app, resources: {requests: {cpu: 1, memory: 1Gi}}}
 ");
-        let with = pod_requests(
-            &p,
-            RequestOptions {
-                pod_level: true,
-                use_status: false,
-            },
-        );
-        assert_eq!(cpu_mem(&with), (3100, 1 << 30));
-        let without = pod_requests(&p, RequestOptions::default());
-        assert_eq!(cpu_mem(&without), (1100, 1 << 30));
-        // GetResourceRequest skips container-level requests when pod-level resources are set.
         assert_eq!(resource_request(&p, "cpu", true), 3100);
         assert_eq!(resource_request(&p, "memory", true), 0);
         assert_eq!(resource_request(&p, "memory", false), 1 << 30);
-    }
-
-    #[test]
-    fn status_resources_count_for_pods_on_the_node() {
-        let p = pod("spec:
-  containers:
-  - {name: app, resources: {requests: {cpu: 1}}}
-status:
-  containerStatuses:
-  - {name: app, image: x, imageID: '', ready: true, restartCount: 0, allocatedResources: {cpu: 2}, resources: {requests: {cpu: 1500m}}}
-");
-        let r = pod_requests(
-            &p,
-            RequestOptions {
-                pod_level: true,
-                use_status: true,
-            },
-        );
-        assert_eq!(cpu_mem(&r).0, 2000);
     }
 
     #[test]

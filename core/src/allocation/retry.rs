@@ -14,12 +14,12 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::pods::{pod_key, resize_pending_reason};
-use super::resources::{RequestOptions, pod_requests};
 use super::{read_request, required_pod};
 use crate::document::InputError;
+use crate::podutil::{pod_key, resize_pending_reason};
 use crate::qos::{QosClass, get_pod_qos};
 use crate::quantity::Quantity;
+use crate::resource_helper::{PodResourcesOptions, ResourceMap, pod_requests};
 use crate::settings::{Gate, Settings};
 
 const INPUT: &str = "request";
@@ -54,12 +54,12 @@ pub struct RetryPlan {
 
 /// `isResizeIncreasingRequests`: the desired cpu or memory request is above the allocated one.
 fn increasing(desired: &Pod, allocated: &Pod, settings: &Settings) -> bool {
-    let opts = RequestOptions {
+    let opts = PodResourcesOptions {
         pod_level: settings.gate(Gate::PodLevelResources),
         use_status: false,
     };
     let (new, old) = (pod_requests(desired, opts), pod_requests(allocated, opts));
-    let get = |m: &super::resources::ResourceMap, k: &str| m.get(k).copied().unwrap_or(Quantity::ZERO);
+    let get = |m: &ResourceMap, k: &str| m.get(k).copied().unwrap_or(Quantity::ZERO);
     get(&new, "memory") > get(&old, "memory") || get(&new, "cpu") > get(&old, "cpu")
 }
 
@@ -94,7 +94,7 @@ fn compare(a: &(RetryEntry, Option<Time>), b: &(RetryEntry, Option<Time>)) -> Or
 }
 
 /// Order the pending set: each item is `(desired, allocated)`.
-pub fn retry_order(pending: &[(Pod, Pod)], settings: &Settings) -> RetryPlan {
+pub(crate) fn retry_order(pending: &[(Pod, Pod)], settings: &Settings) -> RetryPlan {
     let mut plan = RetryPlan::default();
     let mut entries = Vec::new();
     for (desired, allocated) in pending {

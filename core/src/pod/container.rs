@@ -13,10 +13,10 @@ use k8s_openapi::api::core::v1::{
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
+use crate::pod::options::PodValidationOptions;
 use crate::pod::probes::{ProbeKind, validate_lifecycle, validate_probe_of_kind};
 use crate::pod::resources::{validate_container_resources, validate_resize_policy};
 use crate::pod::security::validate_security_context;
-use crate::pod::spec::PodValidationOptions;
 use crate::pod::util::{items, opt_str};
 use crate::pod::volumes::{
     ENV_FIELD_PATHS, VolumeMap, validate_container_resource_field_selector, validate_local_descending_path,
@@ -25,23 +25,23 @@ use crate::pod::volumes::{
 
 /// The Pod-wide context every container check needs.
 #[derive(Debug)]
-pub struct ContainerContext<'a> {
+pub(crate) struct ContainerContext<'a> {
     /// The volumes that validated, by name.
-    pub volumes: &'a VolumeMap<'a>,
+    pub(crate) volumes: &'a VolumeMap<'a>,
     /// `spec.resourceClaims` names.
-    pub claim_names: &'a BTreeSet<String>,
+    pub(crate) claim_names: &'a BTreeSet<String>,
     /// `spec.terminationGracePeriodSeconds`.
-    pub grace_period: Option<i64>,
+    pub(crate) grace_period: Option<i64>,
     /// `spec.restartPolicy`.
-    pub pod_restart_policy: &'a str,
+    pub(crate) pod_restart_policy: &'a str,
     /// `hostUsers` unset or true.
-    pub host_users: bool,
+    pub(crate) host_users: bool,
     /// The validation options.
-    pub opts: &'a PodValidationOptions,
+    pub(crate) opts: &'a PodValidationOptions,
 }
 
 /// `validatePullPolicy`.
-pub fn validate_pull_policy(policy: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_pull_policy(policy: &str, path: &Path) -> ErrorList {
     match policy {
         "Always" | "IfNotPresent" | "Never" => ErrorList::new(),
         "" => vec![FieldError::required(path, "").with_origin("container/pull-policy")],
@@ -103,7 +103,7 @@ fn validate_ports(ports: &[ContainerPort], path: &Path) -> ErrorList {
 
 /// `AccumulateUniqueHostPorts` / `checkHostPortConflicts`: the same protocol/hostIP/hostPort
 /// twice is `Duplicate` at the later `ports[j].hostPort`.
-pub fn check_host_port_conflicts<'a>(
+pub(crate) fn check_host_port_conflicts<'a>(
     containers: impl Iterator<Item = &'a Container>,
     path: &Path,
 ) -> ErrorList {
@@ -129,9 +129,18 @@ pub fn check_host_port_conflicts<'a>(
     errs
 }
 
-/// `ValidateEnv` (with `AllowRelaxedEnvironmentVariableValidation`: gate
-/// `RelaxedEnvironmentVariableValidation` is on by default since 1.32).
-fn validate_env(vars: &[EnvVar], path: &Path) -> ErrorList {
+/// The env var name rule `AllowRelaxedEnvironmentVariableValidation` picks: any printable ASCII
+/// except `=` when relaxed, else the C-identifier-like strict grammar.
+fn env_var_name_errors(name: &str, relaxed: bool) -> Vec<String> {
+    if relaxed {
+        names::is_relaxed_env_var_name(name)
+    } else {
+        names::is_env_var_name(name)
+    }
+}
+
+/// `ValidateEnv`; `relaxed` is `AllowRelaxedEnvironmentVariableValidation`.
+fn validate_env(vars: &[EnvVar], relaxed: bool, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, ev) in vars.iter().enumerate() {
         let p = path.index(i);
@@ -141,7 +150,7 @@ fn validate_env(vars: &[EnvVar], path: &Path) -> ErrorList {
             errs.extend(invalid_each(
                 &p.child("name"),
                 &ev.name,
-                names::is_relaxed_env_var_name(&ev.name),
+                env_var_name_errors(&ev.name, relaxed),
                 "container/env-name",
             ));
         }
@@ -226,8 +235,8 @@ fn validate_env_value_from(ev: &EnvVar, path: &Path) -> ErrorList {
     errs
 }
 
-/// `ValidateEnvFrom`.
-fn validate_env_from(sources: &[EnvFromSource], path: &Path) -> ErrorList {
+/// `ValidateEnvFrom`; `relaxed` is `AllowRelaxedEnvironmentVariableValidation`.
+fn validate_env_from(sources: &[EnvFromSource], relaxed: bool, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, ev) in sources.iter().enumerate() {
         let p = path.index(i);
@@ -236,7 +245,7 @@ fn validate_env_from(sources: &[EnvFromSource], path: &Path) -> ErrorList {
             errs.extend(invalid_each(
                 &p.child("prefix"),
                 prefix,
-                names::is_relaxed_env_var_name(prefix),
+                env_var_name_errors(prefix, relaxed),
                 "container/env-from-prefix",
             ));
         }
@@ -515,7 +524,7 @@ fn validate_volume_devices(
 }
 
 /// `validateContainerCommon`: what regular, init and ephemeral containers share.
-pub fn validate_container_common(c: &Container, ctx: &ContainerContext<'_>, path: &Path) -> ErrorList {
+pub(crate) fn validate_container_common(c: &Container, ctx: &ContainerContext<'_>, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let name_path = path.child("name");
     if c.name.is_empty() {
@@ -555,8 +564,13 @@ pub fn validate_container_common(c: &Container, ctx: &ContainerContext<'_>, path
         .map(|d| (d.name.as_str(), d.device_path.as_str()))
         .collect();
     errs.extend(validate_ports(items(&c.ports), &path.child("ports")));
-    errs.extend(validate_env(items(&c.env), &path.child("env")));
-    errs.extend(validate_env_from(items(&c.env_from), &path.child("envFrom")));
+    let relaxed = ctx.opts.allow_relaxed_environment_variable_validation;
+    errs.extend(validate_env(items(&c.env), relaxed, &path.child("env")));
+    errs.extend(validate_env_from(
+        items(&c.env_from),
+        relaxed,
+        &path.child("envFrom"),
+    ));
     errs.extend(validate_volume_mounts(
         items(&c.volume_mounts),
         &devices,
@@ -595,7 +609,7 @@ pub fn validate_container_common(c: &Container, ctx: &ContainerContext<'_>, path
 }
 
 /// `validateContainerOnlyForPod`: a Pod's container image may not have surrounding whitespace.
-pub fn validate_container_only_for_pod(c: &Container, path: &Path) -> ErrorList {
+pub(crate) fn validate_container_only_for_pod(c: &Container, path: &Path) -> ErrorList {
     let image = opt_str(&c.image);
     if image.trim().len() == image.len() {
         return ErrorList::new();
@@ -610,10 +624,16 @@ pub fn validate_container_only_for_pod(c: &Container, path: &Path) -> ErrorList 
     ]
 }
 
-fn validate_probes_and_lifecycle(c: &Container, grace: Option<i64>, path: &Path) -> ErrorList {
+fn validate_probes_and_lifecycle(c: &Container, ctx: &ContainerContext<'_>, path: &Path) -> ErrorList {
+    let grace = ctx.grace_period;
     let mut errs = ErrorList::new();
     if let Some(l) = &c.lifecycle {
-        errs.extend(validate_lifecycle(l, grace, &path.child("lifecycle")));
+        errs.extend(validate_lifecycle(
+            l,
+            grace,
+            ctx.opts.allow_pod_lifecycle_sleep_action_zero_value,
+            &path.child("lifecycle"),
+        ));
     }
     for kind in ProbeKind::ALL {
         errs.extend(validate_probe_of_kind(
@@ -628,7 +648,11 @@ fn validate_probes_and_lifecycle(c: &Container, grace: Option<i64>, path: &Path)
 
 /// `validateContainers`: the list is required; common checks; unique names; lifecycle and probes;
 /// `restartPolicy` is `Forbidden` on a regular container; host ports unique across the list.
-pub fn validate_containers(containers: &[Container], ctx: &ContainerContext<'_>, path: &Path) -> ErrorList {
+pub(crate) fn validate_containers(
+    containers: &[Container],
+    ctx: &ContainerContext<'_>,
+    path: &Path,
+) -> ErrorList {
     if containers.is_empty() {
         return vec![FieldError::required(path, "").with_origin("spec/containers-required")];
     }
@@ -643,7 +667,7 @@ pub fn validate_containers(containers: &[Container], ctx: &ContainerContext<'_>,
                     .with_origin("container/name-duplicate"),
             );
         }
-        errs.extend(validate_probes_and_lifecycle(c, ctx.grace_period, &p));
+        errs.extend(validate_probes_and_lifecycle(c, ctx, &p));
         if c.restart_policy.is_some() {
             errs.push(
                 FieldError::forbidden(
@@ -658,18 +682,13 @@ pub fn validate_containers(containers: &[Container], ctx: &ContainerContext<'_>,
     errs
 }
 
-/// Whether an init container is restartable (`restartPolicy: Always`, a sidecar).
-pub fn is_restartable_init_container(c: &Container) -> bool {
-    c.restart_policy.as_deref() == Some("Always")
-}
-
 /// `validateInitContainers`.
 ///
 /// With the `SidecarContainers` gate off (it is locked on upstream since 1.33) the API server
 /// would silently drop `restartPolicy` from init containers (`dropDisabledFields`); podmut reports
 /// it instead as `Forbidden spec.initContainers[i].restartPolicy`, so the dropped field is not
 /// silently accepted by a policy check.
-pub fn validate_init_containers(
+pub(crate) fn validate_init_containers(
     init: &[Container],
     regular: &[Container],
     ctx: &ContainerContext<'_>,
@@ -711,7 +730,7 @@ pub fn validate_init_containers(
         // reported path is always `initContainers[0].ports[j].hostPort`; kept.
         errs.extend(check_host_port_conflicts(std::iter::once(c), path));
         if restart_always {
-            errs.extend(validate_probes_and_lifecycle(c, ctx.grace_period, &p));
+            errs.extend(validate_probes_and_lifecycle(c, ctx, &p));
         } else {
             let msg = "may not be set for init containers without restartPolicy=Always";
             if c.lifecycle.is_some() {
@@ -939,7 +958,7 @@ mod tests {
             ]
         );
         let env: Vec<EnvVar> = serde_yaml_ng::from_str("[{name: a, valueFrom: {}}, {name: b, value: x, valueFrom: {secretKeyRef: {name: s, key: k}}}, {name: 'a=b'}]").unwrap();
-        let got: Vec<(ErrorType, String)> = validate_env(&env, &p)
+        let got: Vec<(ErrorType, String)> = validate_env(&env, true, &p)
             .iter()
             .map(|e| (e.error_type, e.field.to_string()))
             .collect();

@@ -1,37 +1,23 @@
-//! ObjectMeta rules for Pods: create (`ValidateObjectMeta` with `ValidatePodName`), update
-//! (`ValidateObjectMetaUpdate`, apimachinery and core wrappers), the Pod annotations
-//! (`ValidatePodSpecificAnnotations`) and their update rules (`ValidatePodSpecificAnnotationUpdates`).
+//! ObjectMeta rules for Pods: create (`ValidateObjectMeta` with `ValidatePodName`) and update
+//! (`ValidateObjectMetaUpdate`, apimachinery and core wrappers). The Pod annotations are
+//! [`crate::pod::annotations`].
 //!
 //! Upstream: `staging/src/k8s.io/apimachinery/pkg/api/validation/objectmeta.go`,
 //! `pkg/apis/core/validation/validation.go`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use k8s_openapi::api::core::v1::{PodSpec, Toleration};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta, OwnerReference, Time};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
-use crate::pod::scheduling::validate_tolerations;
-use crate::pod::spec::PodValidationOptions;
+use crate::pod::options::PodValidationOptions;
 use crate::pod::util::{opt_str, rendered};
-use crate::pod::{MIRROR_POD_ANNOTATION, visit_containers};
-use crate::settings::Settings;
 
 /// `apimachineryvalidation.FieldImmutableErrorMsg`.
-pub const FIELD_IMMUTABLE: &str = "field is immutable";
+pub(crate) const FIELD_IMMUTABLE: &str = "field is immutable";
 /// `apimachineryvalidation.IsNegativeErrorMsg`.
-pub const IS_NEGATIVE: &str = "must be greater than or equal to 0";
-/// `core.TolerationsAnnotationKey`.
-pub const TOLERATIONS_ANNOTATION: &str = "scheduler.alpha.kubernetes.io/tolerations";
-/// `core.PodDeletionCost`.
-pub const POD_DELETION_COST_ANNOTATION: &str = "controller.kubernetes.io/pod-deletion-cost";
-/// `core.SeccompPodAnnotationKey`.
-pub const SECCOMP_POD_ANNOTATION: &str = "seccomp.security.alpha.kubernetes.io/pod";
-/// `core.SeccompContainerAnnotationKeyPrefix`.
-pub const SECCOMP_CONTAINER_ANNOTATION_PREFIX: &str = "container.seccomp.security.alpha.kubernetes.io/";
-/// `v1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix`.
-pub const APPARMOR_CONTAINER_ANNOTATION_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
+pub(crate) const IS_NEGATIVE: &str = "must be greater than or equal to 0";
 
 /// `ValidateObjectMeta(meta, true, ValidatePodName, path)` plus the core wrapper's finalizer-name
 /// check: what every Pod create and update requires of `metadata`.
@@ -41,7 +27,7 @@ pub const APPARMOR_CONTAINER_ANNOTATION_PREFIX: &str = "container.apparmor.secur
 /// (`EnsureObjectNamespaceMatchesRequestNamespace`) and an empty name with a `generateName` is
 /// generated, so neither is reported as missing. Without it (upstream's unit tests) both are
 /// `Required`.
-pub fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by_request: bool) -> ErrorList {
+pub(crate) fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by_request: bool) -> ErrorList {
     let mut errs = ErrorList::new();
     let generate_name = opt_str(&meta.generate_name);
     if !generate_name.is_empty() {
@@ -268,41 +254,67 @@ fn validate_managed_fields(entries: &[ManagedFieldsEntry], path: &Path) -> Error
     errs
 }
 
+/// `ValidateNoNewFinalizers`: a Pod being deleted may not gain finalizers.
+fn validate_no_new_finalizers(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let old_set: BTreeSet<&String> = old.finalizers.iter().flatten().collect();
+    let extra: BTreeSet<&String> = new
+        .finalizers
+        .iter()
+        .flatten()
+        .filter(|f| !old_set.contains(f))
+        .collect();
+    if !extra.is_empty() {
+        let list: Vec<String> = extra.iter().map(|f| crate::field::go_quote(f)).collect();
+        errs.push(
+            FieldError::forbidden(
+                &path.child("finalizers"),
+                format!(
+                    "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                    list.join(", ")
+                ),
+            )
+            .with_origin("meta/no-new-finalizers"),
+        );
+    }
+    errs
+}
+
 fn time_value(t: Option<&Time>) -> BadValue {
     t.map_or(BadValue::Null, rendered)
 }
 
 /// `ValidateObjectMetaUpdate(new, old, path)` (apimachinery, plus the core wrapper's finalizer-name
-/// check): no new finalizers while deleting, generation never decreases, and name, namespace, uid,
-/// creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds are immutable (`Invalid`
-/// "field is immutable" at each path).
+/// check): no new finalizers while deleting, a resourceVersion, generation never decreases, and
+/// name, namespace, uid, creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds are
+/// immutable (`Invalid` "field is immutable" at each path).
 ///
-/// The `metadata.resourceVersion` rule of the same upstream function is
-/// [`validate_resource_version_for_update`], because whether it can fire depends on the settings:
-/// the API server fills an empty resourceVersion on an unconditional Pod update before validation.
-pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -> ErrorList {
+/// The resourceVersion rule depends on the request handling: Pods allow unconditional updates, and
+/// the API server's registry fills an empty resourceVersion from the stored object before
+/// validating (`Store.Update`), so a cluster never reports it for a Pod. With `applyDefaults`
+/// (podmut's model of that processing, [`PodValidationOptions::request_fills_metadata`]) the rule
+/// therefore never fires; with `--no-defaults` it runs exactly as in upstream's unit tests, which
+/// set `resourceVersion: "1"` on both Pods.
+pub(crate) fn validate_object_meta_update(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if old.deletion_timestamp.is_some() {
-        let old_set: BTreeSet<&String> = old.finalizers.iter().flatten().collect();
-        let extra: BTreeSet<&String> = new
-            .finalizers
-            .iter()
-            .flatten()
-            .filter(|f| !old_set.contains(f))
-            .collect();
-        if !extra.is_empty() {
-            let list: Vec<String> = extra.iter().map(|f| crate::field::go_quote(f)).collect();
-            errs.push(
-                FieldError::forbidden(
-                    &path.child("finalizers"),
-                    format!(
-                        "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
-                        list.join(", ")
-                    ),
-                )
-                .with_origin("meta/no-new-finalizers"),
-            );
-        }
+        errs.extend(validate_no_new_finalizers(new, old, path));
+    }
+    let rv = opt_str(&new.resource_version);
+    if rv.is_empty() && !opts.request_fills_metadata {
+        errs.push(
+            FieldError::invalid(
+                &path.child("resourceVersion"),
+                rv,
+                "must be specified for an update",
+            )
+            .with_origin("meta/resource-version"),
+        );
     }
     let (new_gen, old_gen) = (new.generation.unwrap_or(0), old.generation.unwrap_or(0));
     if new_gen < old_gen {
@@ -370,209 +382,6 @@ pub fn validate_object_meta_update(new: &ObjectMeta, old: &ObjectMeta, path: &Pa
     errs.extend(validate_kube_finalizer_names(
         new.finalizers.as_deref().unwrap_or(&[]),
         &path.child("finalizers"),
-    ));
-    errs
-}
-
-/// The `metadata.resourceVersion` rule of `ValidateObjectMetaUpdate`: `Invalid` "must be
-/// specified for an update" when the new object has none.
-///
-/// Pods allow unconditional updates, and the API server's registry fills an empty
-/// resourceVersion from the stored object before validating (`Store.Update`), so a cluster never
-/// reports this error for a Pod. With `applyDefaults` (podmut's model of the API server's
-/// processing) the rule therefore never fires; with `--no-defaults` it runs exactly as in
-/// upstream's unit tests, which set `resourceVersion: "1"` on both Pods.
-pub fn validate_resource_version_for_update(new: &ObjectMeta, path: &Path, settings: &Settings) -> ErrorList {
-    let rv = opt_str(&new.resource_version);
-    if settings.apply_defaults || !rv.is_empty() {
-        return ErrorList::new();
-    }
-    vec![
-        FieldError::invalid(
-            &path.child("resourceVersion"),
-            rv,
-            "must be specified for an update",
-        )
-        .with_origin("meta/resource-version"),
-    ]
-}
-
-/// `GetDeletionCostFromPodAnnotations` succeeds: absent, or a 32-bit integer without a plus sign
-/// or leading zeros.
-pub fn valid_deletion_cost(annotations: Option<&BTreeMap<String, String>>) -> bool {
-    let Some(value) = annotations.and_then(|a| a.get(POD_DELETION_COST_ANNOTATION)) else {
-        return true;
-    };
-    let first_ok = match value.as_bytes().first() {
-        Some(b'-') => true,
-        Some(b'0') => value == "0",
-        Some(c) => c.is_ascii_digit(),
-        None => false,
-    };
-    first_ok && value.parse::<i32>().is_ok()
-}
-
-/// `ValidateSeccompProfile` for the deprecated annotation values.
-fn validate_seccomp_annotation_value(p: &str, path: &Path) -> ErrorList {
-    if matches!(p, "runtime/default" | "docker/default" | "unconfined") {
-        return ErrorList::new();
-    }
-    if let Some(rest) = p.strip_prefix("localhost/") {
-        return crate::pod::volumes::validate_local_descending_path(rest, path);
-    }
-    vec![
-        FieldError::invalid(path, p, "must be a valid seccomp profile")
-            .with_origin("meta/seccomp-annotation"),
-    ]
-}
-
-/// `ValidatePodSpecificAnnotations`: mirror Pods need a node, the tolerations annotation must hold
-/// valid tolerations, the deletion cost must be a 32-bit integer, and the deprecated seccomp and
-/// AppArmor annotations must be well formed.
-pub fn validate_pod_specific_annotations(
-    annotations: Option<&BTreeMap<String, String>>,
-    spec: &PodSpec,
-    path: &Path,
-    opts: &PodValidationOptions,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let empty = BTreeMap::new();
-    let annotations = annotations.unwrap_or(&empty);
-    if let Some(value) = annotations.get(MIRROR_POD_ANNOTATION)
-        && opt_str(&spec.node_name).is_empty()
-    {
-        errs.push(
-            FieldError::invalid(
-                &path.key(MIRROR_POD_ANNOTATION),
-                value.as_str(),
-                "must set spec.nodeName if mirror pod annotation is set",
-            )
-            .with_origin("meta/mirror-needs-node"),
-        );
-    }
-    if let Some(value) = annotations.get(TOLERATIONS_ANNOTATION).filter(|v| !v.is_empty()) {
-        match serde_json::from_str::<Vec<Toleration>>(value) {
-            Ok(tolerations) => {
-                errs.extend(validate_tolerations(
-                    &tolerations,
-                    &path.child(TOLERATIONS_ANNOTATION),
-                ));
-            }
-            Err(e) => errs.push(
-                FieldError::invalid(path, TOLERATIONS_ANNOTATION, e.to_string())
-                    .with_origin("meta/tolerations-annotation"),
-            ),
-        }
-    }
-    if !opts.allow_invalid_pod_deletion_cost && !valid_deletion_cost(Some(annotations)) {
-        let value = annotations
-            .get(POD_DELETION_COST_ANNOTATION)
-            .map_or("", String::as_str);
-        errs.push(
-            FieldError::invalid(
-                &path.key(POD_DELETION_COST_ANNOTATION),
-                value,
-                "must be a 32bit integer",
-            )
-            .with_origin("meta/pod-deletion-cost"),
-        );
-    }
-    if let Some(p) = annotations.get(SECCOMP_POD_ANNOTATION) {
-        errs.extend(validate_seccomp_annotation_value(
-            p,
-            &path.child(SECCOMP_POD_ANNOTATION),
-        ));
-    }
-    for (k, p) in annotations {
-        if k.starts_with(SECCOMP_CONTAINER_ANNOTATION_PREFIX) {
-            errs.extend(validate_seccomp_annotation_value(p, &path.child(k)));
-        }
-    }
-    for (k, p) in annotations {
-        let Some(container) = k.strip_prefix(APPARMOR_CONTAINER_ANNOTATION_PREFIX) else {
-            continue;
-        };
-        let mut found = false;
-        visit_containers(spec, &Path::new("spec"), |c, _| {
-            if c.name == container {
-                found = true;
-            }
-        });
-        if !found {
-            errs.push(
-                FieldError::invalid(&path.key(k), container, "container not found")
-                    .with_origin("meta/apparmor-annotation"),
-            );
-        }
-        let well_formed =
-            p.is_empty() || p == "runtime/default" || p == "unconfined" || p.starts_with("localhost/");
-        if !well_formed {
-            errs.push(
-                FieldError::invalid(
-                    &path.key(k),
-                    p.as_str(),
-                    format!("invalid AppArmor profile name: {}", crate::field::go_quote(p)),
-                )
-                .with_origin("meta/apparmor-annotation"),
-            );
-        }
-    }
-    errs
-}
-
-/// `ValidatePodSpecificAnnotationUpdates`: the mirror-Pod annotation and the deprecated AppArmor
-/// container annotations may not be added, removed or changed; then the new annotations are
-/// validated.
-pub fn validate_pod_specific_annotation_updates(
-    new_meta: &ObjectMeta,
-    new_spec: &PodSpec,
-    old_meta: &ObjectMeta,
-    path: &Path,
-    opts: &PodValidationOptions,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let empty = BTreeMap::new();
-    let new = new_meta.annotations.as_ref().unwrap_or(&empty);
-    let old = old_meta.annotations.as_ref().unwrap_or(&empty);
-    for (k, old_value) in old {
-        if new.get(k) == Some(old_value) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_CONTAINER_ANNOTATION_PREFIX) {
-            errs.push(
-                FieldError::forbidden(&path.key(k), "may not remove or update AppArmor annotations")
-                    .with_origin("meta/apparmor-annotation-update"),
-            );
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(
-                FieldError::forbidden(&path.key(k), "may not remove or update mirror pod annotation")
-                    .with_origin("meta/mirror-annotation-update"),
-            );
-        }
-    }
-    for k in new.keys() {
-        if old.contains_key(k) {
-            continue;
-        }
-        if k.starts_with(APPARMOR_CONTAINER_ANNOTATION_PREFIX) {
-            errs.push(
-                FieldError::forbidden(&path.key(k), "may not add AppArmor annotations")
-                    .with_origin("meta/apparmor-annotation-update"),
-            );
-        }
-        if k == MIRROR_POD_ANNOTATION {
-            errs.push(
-                FieldError::forbidden(&path.key(k), "may not add mirror pod annotation")
-                    .with_origin("meta/mirror-annotation-update"),
-            );
-        }
-    }
-    errs.extend(validate_pod_specific_annotations(
-        new_meta.annotations.as_ref(),
-        new_spec,
-        path,
-        opts,
     ));
     errs
 }
@@ -713,7 +522,11 @@ mod tests {
             ),
         ];
         for (name, new, old, want) in cases {
-            let got = validate_object_meta_update(&meta(new), &meta(old), &p);
+            let filled = PodValidationOptions {
+                request_fills_metadata: true,
+                ..PodValidationOptions::default()
+            };
+            let got = validate_object_meta_update(&meta(new), &meta(old), &p, &filled);
             let want: Vec<(ErrorType, String, &str)> =
                 want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
             assert_eq!(summary(&got), want, "{name}");
@@ -723,31 +536,16 @@ mod tests {
     #[test]
     fn resource_version_only_without_defaulting() {
         let p = Path::new("metadata");
-        let mut s = Settings::default();
-        assert!(validate_resource_version_for_update(&meta("{name: a}"), &p, &s).is_empty());
-        s.apply_defaults = false;
-        let e = validate_resource_version_for_update(&meta("{name: a}"), &p, &s);
+        let filled = PodValidationOptions {
+            request_fills_metadata: true,
+            ..PodValidationOptions::default()
+        };
+        let unfilled = PodValidationOptions::default();
+        let (a, b) = (meta("{name: a}"), meta("{name: a, resourceVersion: '1'}"));
+        assert!(validate_object_meta_update(&a, &a, &p, &filled).is_empty());
+        let e = validate_object_meta_update(&a, &a, &p, &unfilled);
         assert_eq!(e[0].field.to_string(), "metadata.resourceVersion");
-        assert!(
-            validate_resource_version_for_update(&meta("{name: a, resourceVersion: '1'}"), &p, &s).is_empty()
-        );
-    }
-
-    #[test]
-    fn deletion_cost() {
-        for (v, ok) in [
-            ("0", true),
-            ("-5", true),
-            ("10", true),
-            ("008", false),
-            ("+10", false),
-            ("text", false),
-            ("", false),
-            ("99999999999", false),
-        ] {
-            let m: BTreeMap<String, String> =
-                [(POD_DELETION_COST_ANNOTATION.to_owned(), v.to_owned())].into();
-            assert_eq!(valid_deletion_cost(Some(&m)), ok, "{v}");
-        }
+        assert_eq!(e[0].origin, "meta/resource-version");
+        assert!(validate_object_meta_update(&b, &a, &p, &unfilled).is_empty());
     }
 }

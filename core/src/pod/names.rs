@@ -13,11 +13,11 @@ use std::collections::BTreeMap;
 use crate::field::{ErrorList, FieldError, Path};
 
 /// `DNS1123LabelMaxLength`.
-pub const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+pub(crate) const DNS1123_LABEL_MAX_LENGTH: usize = 63;
 /// `DNS1123SubdomainMaxLength`.
-pub const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+pub(crate) const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
 /// `TotalAnnotationSizeLimitB` (256 kB).
-pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * (1 << 10);
+pub(crate) const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * (1 << 10);
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_ERR: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
@@ -41,12 +41,12 @@ const HTTP_HEADER_FMT: &str = "[-A-Za-z0-9]+";
 const HTTP_HEADER_ERR: &str = "a valid HTTP header must consist of alphanumeric characters or '-'";
 
 /// `MaxLenError`.
-pub fn max_len_error(length: usize) -> String {
+pub(crate) fn max_len_error(length: usize) -> String {
     format!("must be no more than {length} characters")
 }
 
 /// `RegexError(msg, fmt, examples...)`.
-pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+pub(crate) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     if examples.is_empty() {
         return format!("{msg} (regex used for validation is '{fmt}')");
     }
@@ -66,12 +66,12 @@ pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
 }
 
 /// `EmptyError`.
-pub fn empty_error() -> &'static str {
+pub(crate) fn empty_error() -> &'static str {
     "must be non-empty"
 }
 
 /// `InclusiveRangeError(lo, hi)`.
-pub fn inclusive_range_error(lo: i64, hi: i64) -> String {
+pub(crate) fn inclusive_range_error(lo: i64, hi: i64) -> String {
     format!("must be between {lo} and {hi}, inclusive")
 }
 
@@ -107,7 +107,7 @@ fn matches_dns_subdomain(v: &str) -> bool {
 }
 
 /// `IsDNS1123Label`.
-pub fn is_dns1123_label(value: &str) -> Vec<String> {
+pub(crate) fn is_dns1123_label(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_LABEL_MAX_LENGTH {
         errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
@@ -127,7 +127,7 @@ pub fn is_dns1123_label(value: &str) -> Vec<String> {
 }
 
 /// `IsDNS1123Subdomain`.
-pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
+pub(crate) fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
@@ -143,7 +143,7 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
 }
 
 /// `IsDNS1123SubdomainWithUnderscore`.
-pub fn is_dns1123_subdomain_with_underscore(value: &str) -> Vec<String> {
+pub(crate) fn is_dns1123_subdomain_with_underscore(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
@@ -176,7 +176,7 @@ fn matches_label_key_name(v: &[u8]) -> bool {
 
 /// `IsQualifiedName` (= `content.IsLabelKey`): an optional DNS-subdomain prefix and `/`, then a
 /// name of at most 63 characters.
-pub fn is_qualified_name(value: &str) -> Vec<String> {
+pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -192,8 +192,9 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
             *name
         }
         _ => {
+            // The 1.33 wording (`IsQualifiedName`); 1.34 renamed it "a valid label key".
             errs.push(format!(
-                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 regex_error(LABEL_KEY_ERR, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
             ));
             return errs;
@@ -214,7 +215,7 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
 }
 
 /// `IsValidLabelValue` (= `content.IsLabelValue`).
-pub fn is_valid_label_value(value: &str) -> Vec<String> {
+pub(crate) fn is_valid_label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_LABEL_MAX_LENGTH {
         errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
@@ -239,7 +240,7 @@ fn has_chdir_prefix(value: &str) -> Option<String> {
 }
 
 /// `IsEnvVarName` (strict rules).
-pub fn is_env_var_name(value: &str) -> Vec<String> {
+pub(crate) fn is_env_var_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let b = value.as_bytes();
     let ok = b
@@ -260,7 +261,7 @@ pub fn is_env_var_name(value: &str) -> Vec<String> {
 
 /// `IsRelaxedEnvVarName`: any printable ASCII except `=` (gate `RelaxedEnvironmentVariableValidation`,
 /// on by default since 1.32).
-pub fn is_relaxed_env_var_name(value: &str) -> Vec<String> {
+pub(crate) fn is_relaxed_env_var_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.is_empty() {
         errs.push(format!("environment variable name {}", empty_error()));
@@ -275,7 +276,7 @@ pub fn is_relaxed_env_var_name(value: &str) -> Vec<String> {
 }
 
 /// `IsConfigMapKey`.
-pub fn is_config_map_key(value: &str) -> Vec<String> {
+pub(crate) fn is_config_map_key(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
@@ -296,7 +297,7 @@ pub fn is_config_map_key(value: &str) -> Vec<String> {
 }
 
 /// `IsValidPortNum`: 1..=65535.
-pub fn is_valid_port_num(port: i64) -> Vec<String> {
+pub(crate) fn is_valid_port_num(port: i64) -> Vec<String> {
     if (1..=65535).contains(&port) {
         Vec::new()
     } else {
@@ -305,7 +306,7 @@ pub fn is_valid_port_num(port: i64) -> Vec<String> {
 }
 
 /// `IsValidPortName`.
-pub fn is_valid_port_name(port: &str) -> Vec<String> {
+pub(crate) fn is_valid_port_name(port: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if port.len() > 15 {
         errs.push(max_len_error(15));
@@ -330,7 +331,7 @@ pub fn is_valid_port_name(port: &str) -> Vec<String> {
 }
 
 /// `IsValidUserID`: 0..=4294967295.
-pub fn is_valid_user_id(uid: i64) -> Vec<String> {
+pub(crate) fn is_valid_user_id(uid: i64) -> Vec<String> {
     if (0..=0xffff_ffff).contains(&uid) {
         Vec::new()
     } else {
@@ -339,12 +340,12 @@ pub fn is_valid_user_id(uid: i64) -> Vec<String> {
 }
 
 /// `IsValidGroupID`: 0..=4294967295.
-pub fn is_valid_group_id(gid: i64) -> Vec<String> {
+pub(crate) fn is_valid_group_id(gid: i64) -> Vec<String> {
     is_valid_user_id(gid)
 }
 
 /// `IsHTTPHeaderName`.
-pub fn is_http_header_name(value: &str) -> Vec<String> {
+pub(crate) fn is_http_header_name(value: &str) -> Vec<String> {
     if !value.is_empty() && value.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-') {
         Vec::new()
     } else {
@@ -352,11 +353,12 @@ pub fn is_http_header_name(value: &str) -> Vec<String> {
     }
 }
 
-/// `netutils.ParseIPSloppy`: like Go's `net.ParseIP`, but IPv4 octets may have leading zeros.
-pub fn parse_ip_sloppy(value: &str) -> Option<std::net::IpAddr> {
-    if value.contains(':') {
-        return value.parse::<std::net::Ipv6Addr>().ok().map(std::net::IpAddr::V6);
-    }
+/// The detail of an invalid IP address (`validation.IsValidIP`).
+pub(crate) const IP_DETAIL: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
+/// Go's pre-1.17 IPv4 parsing (`k8s.io/utils/net` `parseIPv4`): four decimal octets, each any
+/// number of digits (leading zeros allowed, read as decimal) with a value of at most 255.
+fn parse_ipv4_sloppy(value: &str) -> Option<std::net::Ipv4Addr> {
     let mut octets = [0u8; 4];
     let mut parts = value.split('.');
     for octet in &mut octets {
@@ -376,23 +378,49 @@ pub fn parse_ip_sloppy(value: &str) -> Option<std::net::IpAddr> {
     if parts.next().is_some() {
         return None;
     }
-    Some(std::net::IpAddr::V4(std::net::Ipv4Addr::from(octets)))
+    Some(std::net::Ipv4Addr::from(octets))
 }
 
-/// `validation.IsValidIP(fldPath, value)` (the 1.33 form, `ParseIPSloppy`).
-pub fn validate_ip(path: &Path, value: &str) -> ErrorList {
+/// `netutils.ParseIPSloppy`: like Go's `net.ParseIP`, but IPv4 octets — also those of an IPv6
+/// address's embedded IPv4 tail (`::ffff:010.0.0.1`) — may have leading zeros.
+pub(crate) fn parse_ip_sloppy(value: &str) -> Option<std::net::IpAddr> {
+    if !value.contains(':') {
+        return parse_ipv4_sloppy(value).map(std::net::IpAddr::V4);
+    }
+    if let Ok(v6) = value.parse::<std::net::Ipv6Addr>() {
+        return Some(std::net::IpAddr::V6(v6));
+    }
+    // Rust's parser refuses leading zeros in the embedded IPv4 part; Go's sloppy one does not.
+    let (head, tail) = value.rsplit_once(':')?;
+    let v4 = parse_ipv4_sloppy(tail)?;
+    format!("{head}:{v4}")
+        .parse::<std::net::Ipv6Addr>()
+        .ok()
+        .map(std::net::IpAddr::V6)
+}
+
+/// Whether an address is IPv6 in Go's sense (`netutils.IsIPv6`: IPv4-mapped addresses count as
+/// IPv4).
+pub(crate) fn is_ipv6(ip: &std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(_) => false,
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().is_none(),
+    }
+}
+
+/// `validation.IsValidIP(fldPath, value)` (the 1.33 form, `ParseIPSloppy`) with the caller's
+/// origin.
+pub(crate) fn validate_ip_with_origin(path: &Path, value: &str, origin: &'static str) -> ErrorList {
     if parse_ip_sloppy(value).is_some() {
         Vec::new()
     } else {
-        vec![
-            FieldError::invalid(
-                path,
-                value,
-                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-            )
-            .with_origin("format/ip"),
-        ]
+        vec![FieldError::invalid(path, value, IP_DETAIL).with_origin(origin)]
     }
+}
+
+/// `validation.IsValidIP(fldPath, value)` (origin `format/ip`).
+pub(crate) fn validate_ip(path: &Path, value: &str) -> ErrorList {
+    validate_ip_with_origin(path, value, "format/ip")
 }
 
 /// Upstream `maskTrailingDash`: a generated-name prefix may end in `-`.
@@ -404,7 +432,7 @@ fn mask_trailing_dash(name: &str) -> String {
 }
 
 /// `NameIsDNSSubdomain(name, prefix)` (`ValidatePodName`, node names, secret names, ...).
-pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
+pub(crate) fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
     if prefix {
         is_dns1123_subdomain(&mask_trailing_dash(name))
     } else {
@@ -413,7 +441,7 @@ pub fn name_is_dns_subdomain(name: &str, prefix: bool) -> Vec<String> {
 }
 
 /// `NameIsDNSLabel(name, prefix)` (`ValidateNamespaceName`).
-pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
+pub(crate) fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
     if prefix {
         is_dns1123_label(&mask_trailing_dash(name))
     } else {
@@ -422,34 +450,34 @@ pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
 }
 
 /// Turn messages into `Invalid` errors at `path` with `value`.
-pub fn invalid_each(path: &Path, value: &str, msgs: Vec<String>, origin: &'static str) -> ErrorList {
+pub(crate) fn invalid_each(path: &Path, value: &str, msgs: Vec<String>, origin: &'static str) -> ErrorList {
     msgs.into_iter()
         .map(|m| FieldError::invalid(path, value, m).with_origin(origin))
         .collect()
 }
 
 /// `ValidateDNS1123Label(value, path)`.
-pub fn validate_dns1123_label(value: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_dns1123_label(value: &str, path: &Path) -> ErrorList {
     invalid_each(path, value, is_dns1123_label(value), "format/dns-label")
 }
 
 /// `ValidateDNS1123Subdomain(value, path)`.
-pub fn validate_dns1123_subdomain(value: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_dns1123_subdomain(value: &str, path: &Path) -> ErrorList {
     invalid_each(path, value, is_dns1123_subdomain(value), "format/dns-subdomain")
 }
 
 /// `ValidateQualifiedName(value, path)`.
-pub fn validate_qualified_name(value: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_qualified_name(value: &str, path: &Path) -> ErrorList {
     invalid_each(path, value, is_qualified_name(value), "format/qualified-name")
 }
 
 /// `metav1validation.ValidateLabelName(value, path)`.
-pub fn validate_label_name(value: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_label_name(value: &str, path: &Path) -> ErrorList {
     invalid_each(path, value, is_qualified_name(value), "format/label-key")
 }
 
 /// `metav1validation.ValidateLabels(labels, path)`: keys and values, errors at the map's path.
-pub fn validate_labels(labels: Option<&BTreeMap<String, String>>, path: &Path) -> ErrorList {
+pub(crate) fn validate_labels(labels: Option<&BTreeMap<String, String>>, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     for (k, v) in labels.into_iter().flatten() {
         errs.extend(validate_label_name(k, path));
@@ -465,7 +493,7 @@ pub fn validate_labels(labels: Option<&BTreeMap<String, String>>, path: &Path) -
 
 /// `apimachineryvalidation.ValidateAnnotations(annotations, path)`: keys are qualified names
 /// (case-insensitive), total size at most 256 kB.
-pub fn validate_annotations(annotations: Option<&BTreeMap<String, String>>, path: &Path) -> ErrorList {
+pub(crate) fn validate_annotations(annotations: Option<&BTreeMap<String, String>>, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut total = 0usize;
     for (k, v) in annotations.into_iter().flatten() {
@@ -540,6 +568,7 @@ mod tests {
             v
         });
         assert_eq!(is_qualified_name("a/b/c").len(), 1);
+        assert!(is_qualified_name("a/b/c")[0].starts_with("a qualified name must consist of"));
         assert_eq!(is_qualified_name("Bad_/x").len(), 1);
         assert_eq!(is_qualified_name(&"a".repeat(64)).len(), 1);
         for ok in ["", "a", "A-b_c.d", "12345"] {
@@ -589,6 +618,15 @@ mod tests {
         assert!(parse_ip_sloppy("1.2.3").is_none());
         assert!(parse_ip_sloppy("1.2.3.256").is_none());
         assert!(parse_ip_sloppy("invalid").is_none());
+        assert!(parse_ip_sloppy("010.000.000.001").is_some());
+        assert!(
+            parse_ip_sloppy("0000010.0.0.1").is_some(),
+            "any number of digits, like Go's dtoi"
+        );
+        assert!(parse_ip_sloppy("::ffff:010.0.0.1").is_some());
+        assert!(parse_ip_sloppy("::ffff:1.2.3").is_none());
+        assert!(!is_ipv6(&parse_ip_sloppy("::ffff:10.0.0.1").unwrap()));
+        assert!(is_ipv6(&parse_ip_sloppy("fd00::1").unwrap()));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::pod::util::{items, opt_str};
 
 /// Which probe of a container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeKind {
+pub(crate) enum ProbeKind {
     /// `livenessProbe`.
     Liveness,
     /// `readinessProbe`.
@@ -30,10 +30,10 @@ pub enum ProbeKind {
 
 impl ProbeKind {
     /// All three, in upstream's validation order.
-    pub const ALL: [ProbeKind; 3] = [ProbeKind::Liveness, ProbeKind::Readiness, ProbeKind::Startup];
+    pub(crate) const ALL: [ProbeKind; 3] = [ProbeKind::Liveness, ProbeKind::Readiness, ProbeKind::Startup];
 
     /// The JSON field name.
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             ProbeKind::Liveness => "livenessProbe",
             ProbeKind::Readiness => "readinessProbe",
@@ -42,7 +42,7 @@ impl ProbeKind {
     }
 
     /// The probe of this kind on a container.
-    pub fn of(self, c: &k8s_openapi::api::core::v1::Container) -> Option<&Probe> {
+    pub(crate) fn of(self, c: &k8s_openapi::api::core::v1::Container) -> Option<&Probe> {
         match self {
             ProbeKind::Liveness => c.liveness_probe.as_ref(),
             ProbeKind::Readiness => c.readiness_probe.as_ref(),
@@ -51,7 +51,7 @@ impl ProbeKind {
     }
 
     /// The probe of this kind on a container, mutably.
-    pub fn of_mut(self, c: &mut k8s_openapi::api::core::v1::Container) -> &mut Option<Probe> {
+    pub(crate) fn of_mut(self, c: &mut k8s_openapi::api::core::v1::Container) -> &mut Option<Probe> {
         match self {
             ProbeKind::Liveness => &mut c.liveness_probe,
             ProbeKind::Readiness => &mut c.readiness_probe,
@@ -73,7 +73,7 @@ struct CommonHandler<'a> {
 /// Validate the probe of `kind` at `path` (`validateLivenessProbe` / `validateReadinessProbe` /
 /// `validateStartupProbe`): the common probe checks, then liveness and startup probes need
 /// `successThreshold` 1 and readiness probes may not set `terminationGracePeriodSeconds`.
-pub fn validate_probe_of_kind(
+pub(crate) fn validate_probe_of_kind(
     kind: ProbeKind,
     probe: Option<&Probe>,
     grace_period: Option<i64>,
@@ -110,7 +110,7 @@ pub fn validate_probe_of_kind(
 }
 
 /// `validateProbe`: exactly one handler, non-negative numbers, a positive probe-level grace period.
-pub fn validate_probe(probe: &Probe, grace_period: Option<i64>, path: &Path) -> ErrorList {
+pub(crate) fn validate_probe(probe: &Probe, grace_period: Option<i64>, path: &Path) -> ErrorList {
     let handler = CommonHandler {
         exec: probe.exec.as_ref(),
         http_get: probe.http_get.as_ref(),
@@ -118,7 +118,8 @@ pub fn validate_probe(probe: &Probe, grace_period: Option<i64>, path: &Path) -> 
         grpc: probe.grpc.as_ref(),
         sleep: None,
     };
-    let mut errs = validate_handler(&handler, grace_period, path);
+    // Probe handlers have no sleep action, so the sleep option does not matter here.
+    let mut errs = validate_handler(&handler, grace_period, true, path);
     for (field, value) in [
         ("initialDelaySeconds", probe.initial_delay_seconds),
         ("timeoutSeconds", probe.timeout_seconds),
@@ -149,7 +150,14 @@ pub fn validate_probe(probe: &Probe, grace_period: Option<i64>, path: &Path) -> 
 }
 
 /// `validateLifecycle`: each of postStart / preStop is a handler (exec, httpGet, tcpSocket or sleep).
-pub fn validate_lifecycle(lifecycle: &Lifecycle, grace_period: Option<i64>, path: &Path) -> ErrorList {
+///
+/// `allow_sleep_zero` is `AllowPodLifecycleSleepActionZeroValue`.
+pub(crate) fn validate_lifecycle(
+    lifecycle: &Lifecycle,
+    grace_period: Option<i64>,
+    allow_sleep_zero: bool,
+    path: &Path,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     for (field, h) in [
         ("postStart", &lifecycle.post_start),
@@ -159,6 +167,7 @@ pub fn validate_lifecycle(lifecycle: &Lifecycle, grace_period: Option<i64>, path
             errs.extend(validate_handler(
                 &handler_from_lifecycle(h),
                 grace_period,
+                allow_sleep_zero,
                 &path.child(field),
             ));
         }
@@ -177,7 +186,12 @@ fn handler_from_lifecycle(h: &LifecycleHandler) -> CommonHandler<'_> {
 }
 
 /// `validateHandler`: exactly one handler type (`Forbidden` on each extra one, `Required` when none).
-fn validate_handler(h: &CommonHandler<'_>, grace_period: Option<i64>, path: &Path) -> ErrorList {
+fn validate_handler(
+    h: &CommonHandler<'_>,
+    grace_period: Option<i64>,
+    allow_sleep_zero: bool,
+    path: &Path,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut count = 0;
     let mut one = |errs: &mut ErrorList, field: &str, present: bool, check: &dyn Fn(&Path) -> ErrorList| {
@@ -214,7 +228,7 @@ fn validate_handler(h: &CommonHandler<'_>, grace_period: Option<i64>, path: &Pat
     });
     one(&mut errs, "sleep", h.sleep.is_some(), &|p| {
         h.sleep
-            .map(|s| validate_sleep(s, grace_period, p))
+            .map(|s| validate_sleep(s, grace_period, allow_sleep_zero, p))
             .unwrap_or_default()
     });
     if count == 0 {
@@ -257,24 +271,32 @@ fn validate_http_get(h: &HTTPGetAction, path: &Path) -> ErrorList {
     errs
 }
 
-/// `validateSleepAction` with `AllowPodLifecycleSleepActionZeroValue` (gate
-/// `PodLifecycleSleepActionAllowZero`, on by default since 1.33): 0 ≤ seconds ≤ grace period.
-fn validate_sleep(sleep: &SleepAction, grace_period: Option<i64>, path: &Path) -> ErrorList {
-    match grace_period {
-        Some(g) if sleep.seconds < 0 || sleep.seconds > g => vec![
-            FieldError::invalid(
-                path,
-                sleep.seconds,
-                format!("must be non-negative and less than terminationGracePeriodSeconds ({g})"),
-            )
-            .with_origin("probe/sleep-seconds"),
-        ],
-        _ => ErrorList::new(),
-    }
+/// `validateSleepAction`: with `AllowPodLifecycleSleepActionZeroValue` (gate
+/// `PodLifecycleSleepActionAllowZero`, or a zero sleep already in the old Pod) 0 ≤ seconds ≤ grace
+/// period, else 0 < seconds ≤ grace period.
+fn validate_sleep(
+    sleep: &SleepAction,
+    grace_period: Option<i64>,
+    allow_zero: bool,
+    path: &Path,
+) -> ErrorList {
+    let Some(g) = grace_period else {
+        return ErrorList::new();
+    };
+    let detail = if allow_zero && (sleep.seconds < 0 || sleep.seconds > g) {
+        format!("must be non-negative and less than terminationGracePeriodSeconds ({g})")
+    } else if !allow_zero && (sleep.seconds <= 0 || sleep.seconds > g) {
+        format!(
+            "must be greater than 0 and less than terminationGracePeriodSeconds ({g}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep."
+        )
+    } else {
+        return ErrorList::new();
+    };
+    vec![FieldError::invalid(path, sleep.seconds, detail).with_origin("probe/sleep-seconds")]
 }
 
 /// `ValidatePortNumOrName`.
-pub fn validate_port_num_or_name(port: &IntOrString, path: &Path) -> ErrorList {
+pub(crate) fn validate_port_num_or_name(port: &IntOrString, path: &Path) -> ErrorList {
     match port {
         IntOrString::Int(n) => names::is_valid_port_num(i64::from(*n))
             .into_iter()
@@ -412,7 +434,7 @@ mod tests {
         let l: Lifecycle =
             serde_yaml_ng::from_str("{preStop: {sleep: {seconds: 40}}, postStart: {sleep: {seconds: 0}}}")
                 .unwrap();
-        let errs = validate_lifecycle(&l, Some(30), &Path::new("l"));
+        let errs = validate_lifecycle(&l, Some(30), true, &Path::new("l"));
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].field.to_string(), "l.preStop.sleep");
         assert_eq!(errs[0].origin, "probe/sleep-seconds");

@@ -13,19 +13,20 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{
-    Container, ContainerResizePolicy, PodResourceClaim, PodSpec, ResourceClaim, ResourceRequirements,
+    ContainerResizePolicy, PodResourceClaim, PodSpec, ResourceClaim, ResourceRequirements,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::meta::IS_NEGATIVE;
 use crate::pod::names::{self, invalid_each};
-use crate::pod::spec::PodValidationOptions;
+use crate::pod::options::PodValidationOptions;
 use crate::pod::util::{items, opt_str, rendered};
 use crate::quantity::Quantity;
-
-/// `core.ResourceHugePagesPrefix`.
-pub const HUGEPAGES_PREFIX: &str = "hugepages-";
+use crate::resource_helper::{
+    HUGEPAGES_PREFIX, aggregate_container_requests, is_hugepage, is_supported_pod_level_resource, limits_of,
+    requests_of,
+};
 
 const STANDARD_RESOURCES: &[&str] = &[
     "cpu",
@@ -62,18 +63,13 @@ const INTEGER_RESOURCES: &[&str] = &[
     "services.loadbalancers",
 ];
 
-/// `helper.IsHugePageResourceName`.
-pub fn is_hugepage(name: &str) -> bool {
-    name.starts_with(HUGEPAGES_PREFIX)
-}
-
 /// `helper.IsNativeResource`: unprefixed or in `*kubernetes.io/`.
-pub fn is_native(name: &str) -> bool {
+pub(crate) fn is_native(name: &str) -> bool {
     !name.contains('/') || name.contains("kubernetes.io/")
 }
 
 /// `helper.IsExtendedResourceName`.
-pub fn is_extended(name: &str) -> bool {
+pub(crate) fn is_extended(name: &str) -> bool {
     if is_native(name) || name.starts_with("requests.") {
         return false;
     }
@@ -81,7 +77,7 @@ pub fn is_extended(name: &str) -> bool {
 }
 
 /// `helper.IsOvercommitAllowed`: native and not hugepages.
-pub fn is_overcommit_allowed(name: &str) -> bool {
+pub(crate) fn is_overcommit_allowed(name: &str) -> bool {
     is_native(name) && !is_hugepage(name)
 }
 
@@ -95,11 +91,6 @@ fn is_standard_container_resource(name: &str) -> bool {
 
 fn is_integer_resource(name: &str) -> bool {
     INTEGER_RESOURCES.contains(&name) || is_extended(name)
-}
-
-/// `resourcehelper.IsSupportedPodLevelResource` (newest: cpu, memory and hugepages).
-pub fn is_supported_pod_level(name: &str) -> bool {
-    name == "cpu" || name == "memory" || is_hugepage(name)
 }
 
 /// `validateResourceName`.
@@ -142,7 +133,7 @@ fn validate_pod_resource_name(name: &str, path: &Path) -> ErrorList {
     if !errs.is_empty() {
         return errs;
     }
-    if !is_supported_pod_level(name) {
+    if !is_supported_pod_level_resource(name) {
         return vec![
             FieldError::not_supported(path, name, &["cpu", "hugepages-", "memory"])
                 .with_origin("resources/pod-level-name"),
@@ -173,7 +164,7 @@ fn validate_quantity_value(name: &str, q: &Quantity, path: &Path) -> ErrorList {
 }
 
 /// `helper.IsHugePageResourceValueDivisible`.
-fn hugepage_value_divisible(name: &str, q: &Quantity) -> bool {
+pub(crate) fn hugepage_value_divisible(name: &str, q: &Quantity) -> bool {
     let Some(size) = name.strip_prefix(HUGEPAGES_PREFIX) else {
         return false;
     };
@@ -188,7 +179,7 @@ fn hugepage_value_divisible(name: &str, q: &Quantity) -> bool {
 }
 
 /// Parse every quantity of a resource list; report the unparseable ones.
-fn parse_list<'a>(
+fn parse_checked<'a>(
     list: Option<&'a BTreeMap<String, K8sQuantity>>,
     path: &Path,
     errs: &mut ErrorList,
@@ -245,7 +236,7 @@ fn validate_requirements(
             ErrorList::new()
         }
     };
-    let limits = parse_list(r.limits.as_ref(), &lim_path, &mut errs);
+    let limits = parse_checked(r.limits.as_ref(), &lim_path, &mut errs);
     let (mut lim_cpu_mem, mut req_cpu_mem, mut lim_huge, mut req_huge) = (false, false, false, false);
     for (name, q) in &limits {
         let p = lim_path.key(name);
@@ -258,7 +249,7 @@ fn validate_requirements(
         lim_cpu_mem |= *name == "cpu" || *name == "memory";
     }
     let limit_of = |name: &str| limits.iter().find(|(n, _)| *n == name).map(|(_, q)| *q);
-    let requests = parse_list(r.requests.as_ref(), &req_path, &mut errs);
+    let requests = parse_checked(r.requests.as_ref(), &req_path, &mut errs);
     for (name, q) in &requests {
         let p = req_path.key(name);
         errs.extend(name_check(name, &p));
@@ -315,7 +306,7 @@ fn validate_requirements(
 }
 
 /// `ValidateContainerResourceRequirements`.
-pub fn validate_container_resources(
+pub(crate) fn validate_container_resources(
     r: Option<&ResourceRequirements>,
     claim_names: &BTreeSet<String>,
     path: &Path,
@@ -326,7 +317,7 @@ pub fn validate_container_resources(
 }
 
 /// `validateOverhead`: the overhead list validated as container limits.
-pub fn validate_overhead(
+pub(crate) fn validate_overhead(
     overhead: &BTreeMap<String, K8sQuantity>,
     path: &Path,
     opts: &PodValidationOptions,
@@ -394,7 +385,7 @@ fn validate_resource_claim_names(
 }
 
 /// `gatherPodResourceClaimNames`.
-pub fn pod_claim_names(claims: &[PodResourceClaim]) -> BTreeSet<String> {
+pub(crate) fn pod_claim_names(claims: &[PodResourceClaim]) -> BTreeSet<String> {
     claims
         .iter()
         .filter(|c| !c.name.is_empty())
@@ -403,7 +394,7 @@ pub fn pod_claim_names(claims: &[PodResourceClaim]) -> BTreeSet<String> {
 }
 
 /// `validatePodResourceClaims`.
-pub fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &Path) -> ErrorList {
+pub(crate) fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut seen = BTreeSet::new();
     for (i, c) in claims.iter().enumerate() {
@@ -456,7 +447,7 @@ pub fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &Path) ->
 
 /// `validateResizePolicy`: cpu/memory only, once each, NotRequired/RestartContainer; a Pod with
 /// `restartPolicy: Never` only allows `NotRequired`.
-pub fn validate_resize_policy(
+pub(crate) fn validate_resize_policy(
     policies: &[ContainerResizePolicy],
     path: &Path,
     pod_restart_policy: &str,
@@ -500,78 +491,9 @@ pub fn validate_resize_policy(
     errs
 }
 
-/// Sum of a resource list into `acc`.
-fn add_list(acc: &mut BTreeMap<String, Quantity>, list: &BTreeMap<String, Quantity>) {
-    for (k, q) in list {
-        // Like upstream `addResourceList`, the first value keeps its own format (`4Mi`, not `4194304`).
-        match acc.get_mut(k) {
-            Some(v) => *v = v.add(q),
-            None => {
-                acc.insert(k.clone(), *q);
-            }
-        }
-    }
-}
-
-/// `maxResourceList`.
-fn max_list(acc: &mut BTreeMap<String, Quantity>, list: &BTreeMap<String, Quantity>) {
-    for (k, q) in list {
-        match acc.get_mut(k) {
-            Some(v) if *q > *v => *v = *q,
-            Some(_) => {}
-            None => {
-                acc.insert(k.clone(), *q);
-            }
-        }
-    }
-}
-
-/// The parsed quantities of one container's requests or limits (unparseable ones skipped).
-fn container_list(
-    c: &Container,
-    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
-) -> BTreeMap<String, Quantity> {
-    c.resources
-        .as_ref()
-        .and_then(pick)
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
-        .collect()
-}
-
-/// `resourcehelper.AggregateContainerRequests` / `AggregateContainerLimits`: the sum over regular
-/// containers and restartable init containers, or — if larger — the peak during initialisation
-/// (each ordinary init container plus the restartable ones started before it).
-pub fn aggregate_containers(
-    spec: &PodSpec,
-    pick: fn(&ResourceRequirements) -> Option<&BTreeMap<String, K8sQuantity>>,
-) -> BTreeMap<String, Quantity> {
-    let mut total = BTreeMap::new();
-    for c in &spec.containers {
-        add_list(&mut total, &container_list(c, pick));
-    }
-    let mut sidecars = BTreeMap::new();
-    let mut init_peak = BTreeMap::new();
-    for c in items(&spec.init_containers) {
-        let list = container_list(c, pick);
-        if c.restart_policy.as_deref() == Some("Always") {
-            add_list(&mut total, &list);
-            add_list(&mut sidecars, &list);
-            max_list(&mut init_peak, &sidecars);
-        } else {
-            let mut with_sidecars = list;
-            add_list(&mut with_sidecars, &sidecars);
-            max_list(&mut init_peak, &with_sidecars);
-        }
-    }
-    max_list(&mut total, &init_peak);
-    total
-}
-
 /// `validatePodResources` (gate `PodLevelResources`): no claims at pod level, valid names and
 /// quantities, pod requests ≥ aggregated container requests, container limits ≤ pod limits.
-pub fn validate_pod_resources(
+pub(crate) fn validate_pod_resources(
     spec: &PodSpec,
     claim_names: &BTreeSet<String>,
     path: &Path,
@@ -592,14 +514,9 @@ pub fn validate_pod_resources(
     }
     errs.extend(validate_requirements(r, Level::Pod, claim_names, path, opts));
     // validatePodResourceConsistency
-    let pod_requests: BTreeMap<String, Quantity> = r
-        .requests
-        .iter()
-        .flatten()
-        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
-        .collect();
+    let pod_requests = requests_of(Some(r));
     let req_path = path.child("requests");
-    for (name, ctr) in aggregate_containers(spec, |r| r.requests.as_ref()) {
+    for (name, ctr) in aggregate_container_requests(spec) {
         // Upstream skips resources without a (non-zero) pod-level request.
         let Some(pod) = pod_requests.get(&name).copied().filter(|q| *q != Quantity::ZERO) else {
             continue;
@@ -615,14 +532,9 @@ pub fn validate_pod_resources(
             );
         }
     }
-    let pod_limits: BTreeMap<String, Quantity> = r
-        .limits
-        .iter()
-        .flatten()
-        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
-        .collect();
+    let pod_limits = limits_of(Some(r));
     for (i, c) in spec.containers.iter().enumerate() {
-        for (name, limit) in container_list(c, |r| r.limits.as_ref()) {
+        for (name, limit) in limits_of(c.resources.as_ref()) {
             if let Some(pod) = pod_limits.get(&name)
                 && limit > *pod
             {
@@ -823,21 +735,5 @@ mod tests {
             "Never",
         );
         assert_eq!(e[0].origin, "resources/resize-policy-restart-never");
-    }
-
-    #[test]
-    fn aggregation_takes_the_init_peak() {
-        let spec: PodSpec = serde_yaml_ng::from_str(
-            "containers: [{name: a, resources: {requests: {cpu: '1'}}}]\ninitContainers:\n- {name: i, resources: {requests: {cpu: '5'}}}\n- {name: s, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n",
-        )
-        .unwrap();
-        let agg = aggregate_containers(&spec, |r| r.requests.as_ref());
-        assert_eq!(agg["cpu"], Quantity::parse("5").unwrap());
-        let spec: PodSpec = serde_yaml_ng::from_str(
-            "containers: [{name: a, resources: {requests: {cpu: '1'}}}]\ninitContainers:\n- {name: s, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n- {name: i, resources: {requests: {cpu: '2'}}}\n",
-        )
-        .unwrap();
-        let agg = aggregate_containers(&spec, |r| r.requests.as_ref());
-        assert_eq!(agg["cpu"], Quantity::parse("4").unwrap());
     }
 }

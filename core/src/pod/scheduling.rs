@@ -19,15 +19,16 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
+use crate::pod::options::PodValidationOptions;
 use crate::pod::util::{items, opt_str, rendered};
 use crate::semantic::semantic_eq;
 
 /// `MaxDNSNameservers`.
-pub const MAX_DNS_NAMESERVERS: usize = 3;
+pub(crate) const MAX_DNS_NAMESERVERS: usize = 3;
 /// `MaxDNSSearchPaths`.
-pub const MAX_DNS_SEARCH_PATHS: usize = 32;
+pub(crate) const MAX_DNS_SEARCH_PATHS: usize = 32;
 /// `MaxDNSSearchListChars`.
-pub const MAX_DNS_SEARCH_LIST_CHARS: usize = 2048;
+pub(crate) const MAX_DNS_SEARCH_LIST_CHARS: usize = 2048;
 
 /// `validateTaintEffect(effect, allowEmpty=true)` for a non-empty effect.
 fn validate_taint_effect(effect: &str, path: &Path) -> ErrorList {
@@ -41,7 +42,7 @@ fn validate_taint_effect(effect: &str, path: &Path) -> ErrorList {
 }
 
 /// `ValidateTolerations`.
-pub fn validate_tolerations(tolerations: &[Toleration], path: &Path) -> ErrorList {
+pub(crate) fn validate_tolerations(tolerations: &[Toleration], path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, t) in tolerations.iter().enumerate() {
         let p = path.index(i);
@@ -118,7 +119,11 @@ fn same_toleration_ignoring_seconds(a: &Toleration, b: &Toleration) -> bool {
 /// `validateOnlyAddedTolerations`: every old toleration must still be present (its
 /// `tolerationSeconds` may change); one `Forbidden spec.tolerations` and stop otherwise. Then the
 /// new list is validated.
-pub fn validate_only_added_tolerations(new: &[Toleration], old: &[Toleration], path: &Path) -> ErrorList {
+pub(crate) fn validate_only_added_tolerations(
+    new: &[Toleration],
+    old: &[Toleration],
+    path: &Path,
+) -> ErrorList {
     for o in old {
         if !new.iter().any(|n| same_toleration_ignoring_seconds(o, n)) {
             return vec![
@@ -134,7 +139,7 @@ pub fn validate_only_added_tolerations(new: &[Toleration], old: &[Toleration], p
 }
 
 /// `validateSchedulingGates`: qualified names, no duplicates (both at `schedulingGates[i]`).
-pub fn validate_scheduling_gates(gates: &[PodSchedulingGate], path: &Path) -> ErrorList {
+pub(crate) fn validate_scheduling_gates(gates: &[PodSchedulingGate], path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut seen = BTreeSet::new();
     for (i, g) in gates.iter().enumerate() {
@@ -156,7 +161,7 @@ pub fn validate_scheduling_gates(gates: &[PodSchedulingGate], path: &Path) -> Er
 
 /// `validateOnlyDeletedSchedulingGates`: a gate name not in the old list is `Forbidden` at
 /// `schedulingGates[i].name` (reported in index order; upstream iterates a Go map).
-pub fn validate_only_deleted_scheduling_gates(
+pub(crate) fn validate_only_deleted_scheduling_gates(
     new: &[PodSchedulingGate],
     old: &[PodSchedulingGate],
     path: &Path,
@@ -185,8 +190,13 @@ pub fn validate_only_deleted_scheduling_gates(
         .collect()
 }
 
-/// `metav1validation.ValidateLabelSelector` (with `AllowInvalidLabelValueInSelector` off).
-pub fn validate_label_selector(selector: Option<&LabelSelector>, path: &Path) -> ErrorList {
+/// `metav1validation.ValidateLabelSelector`; `allow_invalid_label_value` is
+/// `LabelSelectorValidationOptions.AllowInvalidLabelValueInSelector` (values are then not checked).
+pub(crate) fn validate_label_selector(
+    selector: Option<&LabelSelector>,
+    allow_invalid_label_value: bool,
+    path: &Path,
+) -> ErrorList {
     let Some(s) = selector else {
         return ErrorList::new();
     };
@@ -223,6 +233,9 @@ pub fn validate_label_selector(selector: Option<&LabelSelector>, path: &Path) ->
             ),
         }
         errs.extend(names::validate_label_name(&r.key, &p.child("key")));
+        if allow_invalid_label_value {
+            continue;
+        }
         for (j, v) in values.iter().enumerate() {
             errs.extend(invalid_each(
                 &p.child("values").index(j),
@@ -484,13 +497,32 @@ fn validate_match_and_mismatch_label_keys(
     errs
 }
 
-/// `validatePodAffinityTerm`.
-fn validate_pod_affinity_term(term: &PodAffinityTerm, path: &Path) -> ErrorList {
-    let mut errs = validate_label_selector(term.label_selector.as_ref(), &path.child("labelSelector"));
+/// `ValidatePodAffinityTermSelector`: the term's label and namespace selectors.
+pub(crate) fn validate_pod_affinity_term_selector(
+    term: &PodAffinityTerm,
+    allow_invalid_label_value: bool,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = validate_label_selector(
+        term.label_selector.as_ref(),
+        allow_invalid_label_value,
+        &path.child("labelSelector"),
+    );
     errs.extend(validate_label_selector(
         term.namespace_selector.as_ref(),
+        allow_invalid_label_value,
         &path.child("namespaceSelector"),
     ));
+    errs
+}
+
+/// `validatePodAffinityTerm`.
+fn validate_pod_affinity_term(
+    term: &PodAffinityTerm,
+    allow_invalid_label_value: bool,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = validate_pod_affinity_term_selector(term, allow_invalid_label_value, path);
     for ns in items(&term.namespaces) {
         errs.extend(invalid_each(
             &path.child("namespace"),
@@ -521,12 +553,17 @@ fn validate_pod_affinity_term(term: &PodAffinityTerm, path: &Path) -> ErrorList 
 fn validate_pod_affinity_terms(
     required: &[PodAffinityTerm],
     preferred: &[WeightedPodAffinityTerm],
+    allow_invalid_label_value: bool,
     path: &Path,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let rp = path.child("requiredDuringSchedulingIgnoredDuringExecution");
     for (i, t) in required.iter().enumerate() {
-        errs.extend(validate_pod_affinity_term(t, &rp.index(i)));
+        errs.extend(validate_pod_affinity_term(
+            t,
+            allow_invalid_label_value,
+            &rp.index(i),
+        ));
     }
     let pp = path.child("preferredDuringSchedulingIgnoredDuringExecution");
     for (j, w) in preferred.iter().enumerate() {
@@ -542,18 +579,22 @@ fn validate_pod_affinity_terms(
         }
         errs.extend(validate_pod_affinity_term(
             &w.pod_affinity_term,
+            allow_invalid_label_value,
             &pp.index(j).child("podAffinityTerm"),
         ));
     }
     errs
 }
 
-/// `validateAffinity`.
-pub fn validate_affinity(
+/// `validateAffinity`: `AllowInvalidLabelValueInRequiredNodeAffinity` applies to required node
+/// affinity, `AllowInvalidLabelValueInSelector` to pod (anti-)affinity selectors.
+pub(crate) fn validate_affinity(
     affinity: Option<&Affinity>,
-    allow_invalid_required_label_value: bool,
+    opts: &PodValidationOptions,
     path: &Path,
 ) -> ErrorList {
+    let allow_invalid_required_label_value = opts.allow_invalid_label_value_in_required_node_affinity;
+    let allow_invalid_selector_value = opts.allow_invalid_label_value_in_selector;
     let Some(a) = affinity else {
         return ErrorList::new();
     };
@@ -579,6 +620,7 @@ pub fn validate_affinity(
         errs.extend(validate_pod_affinity_terms(
             items(&pa.required_during_scheduling_ignored_during_execution),
             items(&pa.preferred_during_scheduling_ignored_during_execution),
+            allow_invalid_selector_value,
             &path.child("podAffinity"),
         ));
     }
@@ -586,15 +628,18 @@ pub fn validate_affinity(
         errs.extend(validate_pod_affinity_terms(
             items(&pa.required_during_scheduling_ignored_during_execution),
             items(&pa.preferred_during_scheduling_ignored_during_execution),
+            allow_invalid_selector_value,
             &path.child("podAntiAffinity"),
         ));
     }
     errs
 }
 
-/// `validateTopologySpreadConstraints`.
-pub fn validate_topology_spread_constraints(
+/// `validateTopologySpreadConstraints`; `allow_invalid_label_selector` is
+/// `AllowInvalidTopologySpreadConstraintLabelSelector`.
+pub(crate) fn validate_topology_spread_constraints(
     constraints: &[TopologySpreadConstraint],
+    allow_invalid_label_selector: bool,
     path: &Path,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
@@ -696,6 +741,7 @@ pub fn validate_topology_spread_constraints(
         }
         errs.extend(validate_label_selector(
             c.label_selector.as_ref(),
+            allow_invalid_label_selector,
             &p.child("labelSelector"),
         ));
     }
@@ -703,7 +749,7 @@ pub fn validate_topology_spread_constraints(
 }
 
 /// `validateRestartPolicy` (the Pod's).
-pub fn validate_restart_policy(policy: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_restart_policy(policy: &str, path: &Path) -> ErrorList {
     match policy {
         "Always" | "OnFailure" | "Never" => ErrorList::new(),
         "" => vec![FieldError::required(path, "").with_origin("spec/restart-policy")],
@@ -715,7 +761,7 @@ pub fn validate_restart_policy(policy: &str, path: &Path) -> ErrorList {
 }
 
 /// `ValidatePreemptionPolicy`.
-pub fn validate_preemption_policy(policy: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_preemption_policy(policy: &str, path: &Path) -> ErrorList {
     match policy {
         "PreemptLowerPriority" | "Never" => ErrorList::new(),
         "" => vec![FieldError::required(path, "").with_origin("spec/preemption-policy")],
@@ -727,7 +773,7 @@ pub fn validate_preemption_policy(policy: &str, path: &Path) -> ErrorList {
 }
 
 /// `validateDNSPolicy`.
-pub fn validate_dns_policy(policy: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_dns_policy(policy: &str, path: &Path) -> ErrorList {
     match policy {
         "ClusterFirstWithHostNet" | "ClusterFirst" | "Default" | "None" => ErrorList::new(),
         "" => vec![FieldError::required(path, "").with_origin("spec/dns-policy")],
@@ -742,9 +788,14 @@ pub fn validate_dns_policy(policy: &str, path: &Path) -> ErrorList {
     }
 }
 
-/// `validatePodDNSConfig` (with `AllowRelaxedDNSSearchValidation`: gate `RelaxedDNSSearchValidation`
-/// is on by default since 1.33).
-pub fn validate_pod_dns_config(config: Option<&PodDNSConfig>, policy: &str, path: &Path) -> ErrorList {
+/// `validatePodDNSConfig`; `relaxed_search` is `AllowRelaxedDNSSearchValidation` (gate
+/// `RelaxedDNSSearchValidation`, or an old Pod already searching `.` or a name with `_`).
+pub(crate) fn validate_pod_dns_config(
+    config: Option<&PodDNSConfig>,
+    policy: &str,
+    relaxed_search: bool,
+    path: &Path,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if policy == "None" {
         let Some(c) = config else {
@@ -804,14 +855,19 @@ pub fn validate_pod_dns_config(config: Option<&PodDNSConfig>, policy: &str, path
         );
     }
     for (i, s) in searches.iter().enumerate() {
-        if s == "." {
+        if relaxed_search && s == "." {
             continue;
         }
         let trimmed = s.strip_suffix('.').unwrap_or(s);
+        let msgs = if relaxed_search {
+            names::is_dns1123_subdomain_with_underscore(trimmed)
+        } else {
+            names::is_dns1123_subdomain(trimmed)
+        };
         errs.extend(invalid_each(
             &path.child("searches").index(i),
             trimmed,
-            names::is_dns1123_subdomain_with_underscore(trimmed),
+            msgs,
             "spec/dns-config",
         ));
     }
@@ -827,7 +883,7 @@ pub fn validate_pod_dns_config(config: Option<&PodDNSConfig>, policy: &str, path
 }
 
 /// `ValidateHostAliases`.
-pub fn validate_host_aliases(aliases: &[HostAlias], path: &Path) -> ErrorList {
+pub(crate) fn validate_host_aliases(aliases: &[HostAlias], path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, a) in aliases.iter().enumerate() {
         errs.extend(names::validate_ip(&path.index(i).child("ip"), &a.ip));
@@ -842,7 +898,7 @@ pub fn validate_host_aliases(aliases: &[HostAlias], path: &Path) -> ErrorList {
 }
 
 /// `validateReadinessGates`.
-pub fn validate_readiness_gates(gates: &[PodReadinessGate], path: &Path) -> ErrorList {
+pub(crate) fn validate_readiness_gates(gates: &[PodReadinessGate], path: &Path) -> ErrorList {
     gates
         .iter()
         .enumerate()
@@ -853,7 +909,7 @@ pub fn validate_readiness_gates(gates: &[PodReadinessGate], path: &Path) -> Erro
 }
 
 /// `validateNodeSelectorMutation`: a gated Pod may only add to `spec.nodeSelector`.
-pub fn validate_node_selector_mutation(
+pub(crate) fn validate_node_selector_mutation(
     path: &Path,
     new: Option<&BTreeMap<String, String>>,
     old: Option<&BTreeMap<String, String>>,
@@ -890,7 +946,7 @@ fn term_has_only_additions(new: &NodeSelectorTerm, old: &NodeSelectorTerm) -> bo
 
 /// `validateNodeAffinityMutation`: a gated Pod keeps the number of required node selector terms
 /// and each term may only gain matchExpressions/matchFields.
-pub fn validate_node_affinity_mutation(
+pub(crate) fn validate_node_affinity_mutation(
     path: &Path,
     new: Option<&NodeAffinity>,
     old: Option<&NodeAffinity>,
@@ -1077,7 +1133,7 @@ mod tests {
         let p = Path::new("spec").child("dnsConfig");
         let c: PodDNSConfig = serde_yaml_ng::from_str("{searches: [custom]}").unwrap();
         assert_eq!(
-            fields(&validate_pod_dns_config(Some(&c), "None", &p)),
+            fields(&validate_pod_dns_config(Some(&c), "None", true, &p)),
             vec![(
                 ErrorType::Required,
                 "spec.dnsConfig.nameservers".to_owned(),
@@ -1087,7 +1143,7 @@ mod tests {
         let c: PodDNSConfig =
             serde_yaml_ng::from_str("{nameservers: [invalid], searches: ['custom?', '.', 'a_b.']}").unwrap();
         assert_eq!(
-            fields(&validate_pod_dns_config(Some(&c), "ClusterFirst", &p)),
+            fields(&validate_pod_dns_config(Some(&c), "ClusterFirst", true, &p)),
             vec![
                 (
                     ErrorType::Invalid,

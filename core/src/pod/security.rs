@@ -15,16 +15,16 @@ use k8s_openapi::api::core::v1::{
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
-use crate::pod::spec::PodValidationOptions;
+use crate::pod::options::PodValidationOptions;
 use crate::pod::util::{items, rendered};
-use crate::pod::visit_containers;
 use crate::pod::volumes::validate_local_descending_path;
+use crate::podutil::visit_containers;
 
 const MAX_GMSA_SPEC_LENGTH: usize = 64 * 1024;
 const SYSCTL_REGEX: &str = "^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$";
 
 /// Whether the spec runs in the host user namespace (`hostUsers` unset or true).
-pub fn host_users(spec: &PodSpec) -> bool {
+pub(crate) fn host_users(spec: &PodSpec) -> bool {
     spec.host_users.unwrap_or(true)
 }
 
@@ -35,7 +35,7 @@ fn id_errors(path: &Path, value: i64, msgs: Vec<String>) -> ErrorList {
 }
 
 /// `validateSeccompProfileField`.
-pub fn validate_seccomp_profile(sp: Option<&SeccompProfile>, path: &Path) -> ErrorList {
+pub(crate) fn validate_seccomp_profile(sp: Option<&SeccompProfile>, path: &Path) -> ErrorList {
     let Some(sp) = sp else {
         return ErrorList::new();
     };
@@ -80,7 +80,7 @@ pub fn validate_seccomp_profile(sp: Option<&SeccompProfile>, path: &Path) -> Err
 }
 
 /// `ValidateAppArmorProfileField`.
-pub fn validate_apparmor_profile(profile: Option<&AppArmorProfile>, path: &Path) -> ErrorList {
+pub(crate) fn validate_apparmor_profile(profile: Option<&AppArmorProfile>, path: &Path) -> ErrorList {
     let Some(p) = profile else {
         return ErrorList::new();
     };
@@ -177,7 +177,7 @@ fn valid_dns_domain(d: &str) -> bool {
 }
 
 /// `validateWindowsSecurityContextOptions`.
-pub fn validate_windows_options(o: Option<&WindowsSecurityContextOptions>, path: &Path) -> ErrorList {
+pub(crate) fn validate_windows_options(o: Option<&WindowsSecurityContextOptions>, path: &Path) -> ErrorList {
     let Some(o) = o else {
         return ErrorList::new();
     };
@@ -264,7 +264,7 @@ pub fn validate_windows_options(o: Option<&WindowsSecurityContextOptions>, path:
 }
 
 /// `ValidateSecurityContext` for one container.
-pub fn validate_security_context(
+pub(crate) fn validate_security_context(
     sc: Option<&SecurityContext>,
     path: &Path,
     host_users: bool,
@@ -397,8 +397,23 @@ fn sysctl_namespace(name: &str) -> Option<&'static str> {
     }
 }
 
+/// `ValidateHostSysctl`: a namespaced sysctl may not be set in a Pod that shares that namespace
+/// with the host (`net.*` with `hostNetwork`, IPC sysctls with `hostIPC`).
+pub(crate) fn validate_host_sysctl(name: &str, spec: &PodSpec, path: &Path) -> Option<FieldError> {
+    let detail = match sysctl_namespace(name) {
+        Some("net") if spec.host_network == Some(true) => "may not be specified when 'hostNetwork' is true",
+        Some("ipc") if spec.host_ipc == Some(true) => "may not be specified when 'hostIPC' is true",
+        _ => return None,
+    };
+    Some(FieldError::invalid(path, name, detail).with_origin("security/sysctl-host-namespace"))
+}
+
 /// `validatePodSpecSecurityContext`.
-pub fn validate_pod_security_context(spec: &PodSpec, path: &Path, opts: &PodValidationOptions) -> ErrorList {
+pub(crate) fn validate_pod_security_context(
+    spec: &PodSpec,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
     // The internal Pod security context always exists after conversion (it carries the host
     // namespace flags), so these checks run even without `spec.securityContext`.
     let default = PodSecurityContext::default();
@@ -455,25 +470,7 @@ pub fn validate_pod_security_context(spec: &PodSpec, path: &Path, opts: &PodVali
                 errs.push(FieldError::duplicate(&np, s.name.as_str()).with_origin("security/sysctl"));
             }
             if !opts.allow_namespaced_sysctls_for_host_net_and_host_ipc {
-                match sysctl_namespace(&s.name) {
-                    Some("net") if spec.host_network == Some(true) => errs.push(
-                        FieldError::invalid(
-                            &np,
-                            s.name.as_str(),
-                            "may not be specified when 'hostNetwork' is true",
-                        )
-                        .with_origin("security/sysctl-host-namespace"),
-                    ),
-                    Some("ipc") if spec.host_ipc == Some(true) => errs.push(
-                        FieldError::invalid(
-                            &np,
-                            s.name.as_str(),
-                            "may not be specified when 'hostIPC' is true",
-                        )
-                        .with_origin("security/sysctl-host-namespace"),
-                    ),
-                    _ => {}
-                }
+                errs.extend(validate_host_sysctl(&s.name, spec, &np));
             }
             seen.insert(s.name.as_str());
         }
@@ -516,24 +513,32 @@ pub fn validate_pod_security_context(spec: &PodSpec, path: &Path, opts: &PodVali
             .with_origin("security/supplemental-groups-policy"),
         );
     }
-    if let Some(p) = &sc.se_linux_change_policy
-        && p != "MountOption"
-        && p != "Recursive"
-    {
-        errs.push(
-            FieldError::not_supported(
-                &path.child("seLinuxChangePolicy"),
-                p.as_str(),
-                &["MountOption", "Recursive"],
-            )
-            .with_origin("security/selinux-change-policy"),
-        );
+    if let Some(p) = &sc.se_linux_change_policy {
+        errs.extend(validate_selinux_change_policy(
+            p,
+            &path.child("seLinuxChangePolicy"),
+            opts,
+        ));
     }
     errs
 }
 
+/// `validateSELinuxChangePolicy`: with `AllowOnlyRecursiveSELinuxChangePolicy` (gate `SELinuxMount`
+/// off and the old Pod sets no policy) only `Recursive`, else `MountOption` or `Recursive`.
+fn validate_selinux_change_policy(policy: &str, path: &Path, opts: &PodValidationOptions) -> ErrorList {
+    let valid: &[&str] = if opts.allow_only_recursive_selinux_change_policy {
+        &["Recursive"]
+    } else {
+        &["MountOption", "Recursive"]
+    };
+    if valid.contains(&policy) {
+        return ErrorList::new();
+    }
+    vec![FieldError::not_supported(path, policy, valid).with_origin("security/selinux-change-policy")]
+}
+
 /// `validateWindowsHostProcessPod`.
-pub fn validate_windows_host_process_pod(
+pub(crate) fn validate_windows_host_process_pod(
     spec: &PodSpec,
     path: &Path,
     opts: &PodValidationOptions,
@@ -598,7 +603,7 @@ pub fn validate_windows_host_process_pod(
 }
 
 /// `validateHostUsers`: a Pod with its own user namespace may not share host namespaces.
-pub fn validate_host_users(spec: &PodSpec, path: &Path) -> ErrorList {
+pub(crate) fn validate_host_users(spec: &PodSpec, path: &Path) -> ErrorList {
     if spec.host_users != Some(false) {
         return ErrorList::new();
     }
@@ -619,7 +624,7 @@ pub fn validate_host_users(spec: &PodSpec, path: &Path) -> ErrorList {
 }
 
 /// `validateOS` and, for a valid OS, `validateLinux` / `validateWindows`.
-pub fn validate_os(spec: &PodSpec, path: &Path) -> ErrorList {
+pub(crate) fn validate_os(spec: &PodSpec, path: &Path) -> ErrorList {
     let Some(os) = &spec.os else {
         return ErrorList::new();
     };
@@ -748,7 +753,7 @@ fn validate_windows(spec: &PodSpec, path: &Path) -> ErrorList {
 
 /// `validatePodHostNetworkDeps` for a Pod (`ResourceIsPod`): with `hostNetwork`, each regular
 /// container port's `hostPort` must equal its `containerPort`.
-pub fn validate_host_network_deps(spec: &PodSpec, path: &Path) -> ErrorList {
+pub(crate) fn validate_host_network_deps(spec: &PodSpec, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     if spec.host_network != Some(true) {
         return errs;

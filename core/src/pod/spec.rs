@@ -1,22 +1,24 @@
-//! Create-time Pod validation: `ValidatePodCreate`, `validatePodMetadataAndSpec` and
-//! `ValidatePodSpec`, with the validation options the API server derives from feature gates and
-//! from the old Pod (`GetValidationOptionsFromPodSpecAndMeta`).
+//! Spec validation: `ValidatePodSpec`, `validatePodMetadataAndSpec` (what every create and every
+//! update on any path runs on the new Pod) and `ValidatePodCreate`. The options come from
+//! [`crate::pod::options`].
 //!
-//! Upstream: `pkg/apis/core/validation/validation.go`, `pkg/api/pod/util.go`.
+//! Upstream: `pkg/apis/core/validation/validation.go`.
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, SeccompProfile};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::field::{ErrorList, FieldError, Path};
-use crate::pod::container::{
-    ContainerContext, is_restartable_init_container, validate_container_common,
-    validate_container_only_for_pod, validate_containers, validate_init_containers,
-};
-use crate::pod::meta::{
+use crate::pod::annotations::{
     APPARMOR_CONTAINER_ANNOTATION_PREFIX, SECCOMP_CONTAINER_ANNOTATION_PREFIX, SECCOMP_POD_ANNOTATION,
-    valid_deletion_cost, validate_pod_object_meta, validate_pod_specific_annotations,
+    validate_pod_specific_annotations,
 };
+use crate::pod::container::{
+    ContainerContext, validate_container_only_for_pod, validate_containers, validate_init_containers,
+};
+use crate::pod::ephemeral::validate_ephemeral_containers;
+use crate::pod::meta::validate_pod_object_meta;
 use crate::pod::names::{self, inclusive_range_error, invalid_each};
+use crate::pod::options::PodValidationOptions;
 use crate::pod::resources::{self, validate_overhead, validate_pod_resource_claims, validate_pod_resources};
 use crate::pod::scheduling::{
     validate_affinity, validate_dns_policy, validate_host_aliases, validate_pod_dns_config,
@@ -28,131 +30,30 @@ use crate::pod::security::{
     validate_windows_host_process_pod,
 };
 use crate::pod::util::{items, opt_str};
-use crate::pod::volumes::validate_volumes;
-use crate::pod::{ephemeral_as_container, spec_of, visit_containers};
-use crate::settings::{Gate, Settings};
+use crate::pod::volumes::{VolumeContext, validate_volumes};
+use crate::podutil::{spec as spec_of, visit_containers};
 
-/// Upstream `PodValidationOptions`, reduced to the options podmut's rules read. Gate-derived
-/// options that are on by default in the Kubernetes release podmut follows
-/// (`RelaxedEnvironmentVariableValidation`, `RelaxedDNSSearchValidation`,
-/// `PodLifecycleSleepActionAllowZero`, `SELinuxChangePolicy`) are always on.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodValidationOptions {
-    /// The cluster's `AllowPrivileged` capability.
-    pub allow_privileged: bool,
-    /// Gate `PodLevelResources`: validate `spec.resources`.
-    pub pod_level_resources_enabled: bool,
-    /// Gate `SidecarContainers` (or the old Pod already has restartable init containers).
-    pub sidecar_containers_enabled: bool,
-    /// `AllowSidecarResizePolicy`: gate `InPlacePodVerticalScaling`, or the old Pod already sets a
-    /// resize policy on a restartable init container.
-    pub allow_sidecar_resize_policy: bool,
-    /// `AllowInvalidPodDeletionCost`: the old Pod already has an invalid deletion cost.
-    pub allow_invalid_pod_deletion_cost: bool,
-    /// `AllowIndivisibleHugePagesValues`: the old Pod already uses such values.
-    pub allow_indivisible_huge_pages_values: bool,
-    /// `AllowNamespacedSysctlsForHostNetAndHostIPC`: the old Pod already has such a sysctl.
-    pub allow_namespaced_sysctls_for_host_net_and_host_ipc: bool,
-    /// `AllowInvalidLabelValueInRequiredNodeAffinity`: the old Pod already has such a value.
-    pub allow_invalid_label_value_in_required_node_affinity: bool,
-}
-
-impl PodValidationOptions {
-    /// `GetValidationOptionsFromPodSpecAndMeta(new, old)`.
-    pub fn for_pods(old: Option<&Pod>, settings: &Settings) -> Self {
-        let old_spec = old.map(spec_of);
-        let old_spec = old_spec.as_deref();
-        let mut opts = Self {
-            allow_privileged: settings.allow_privileged,
-            pod_level_resources_enabled: settings.gate(Gate::PodLevelResources),
-            sidecar_containers_enabled: settings.gate(Gate::SidecarContainers)
-                || old_spec.is_some_and(|s| {
-                    items(&s.init_containers)
-                        .iter()
-                        .any(is_restartable_init_container)
-                }),
-            allow_sidecar_resize_policy: settings.gate(Gate::InPlacePodVerticalScaling),
-            ..Self::default()
-        };
-        if let (Some(old), Some(spec)) = (old, old_spec) {
-            opts.allow_sidecar_resize_policy |= items(&spec.init_containers)
-                .iter()
-                .any(|c| is_restartable_init_container(c) && !items(&c.resize_policy).is_empty());
-            opts.allow_indivisible_huge_pages_values = uses_indivisible_hugepages(spec);
-            opts.allow_namespaced_sysctls_for_host_net_and_host_ipc = has_host_namespaced_sysctl(spec);
-            opts.allow_invalid_label_value_in_required_node_affinity =
-                has_invalid_required_node_affinity_value(spec);
-            opts.allow_invalid_pod_deletion_cost = !valid_deletion_cost(old.metadata.annotations.as_ref());
-        }
-        opts
-    }
-}
-
-fn uses_indivisible_hugepages(spec: &PodSpec) -> bool {
-    let mut found = false;
-    let mut check = |r: Option<&k8s_openapi::api::core::v1::ResourceRequirements>| {
-        for list in r
-            .into_iter()
-            .flat_map(|r| [r.limits.as_ref(), r.requests.as_ref()])
-            .flatten()
-        {
-            for (name, q) in list {
-                if let (Some(size), Ok(q)) = (
-                    name.strip_prefix(resources::HUGEPAGES_PREFIX),
-                    crate::quantity::Quantity::from_k8s(q),
-                ) && let Ok(page) = crate::quantity::Quantity::parse(size)
-                    && page.value() > 0
-                    && q.value() % page.value() != 0
-                {
-                    found = true;
-                }
-            }
-        }
-    };
-    for c in spec.containers.iter().chain(items(&spec.init_containers)) {
-        check(c.resources.as_ref());
-    }
-    check(spec.resources.as_ref());
-    found
-}
-
-fn has_host_namespaced_sysctl(spec: &PodSpec) -> bool {
-    let path = Path::new("x");
-    !crate::pod::security::validate_pod_security_context(
-        spec,
-        &path,
-        &PodValidationOptions {
-            allow_privileged: true,
-            ..PodValidationOptions::default()
-        },
-    )
-    .iter()
-    .all(|e| e.origin != "security/sysctl-host-namespace")
-}
-
-fn has_invalid_required_node_affinity_value(spec: &PodSpec) -> bool {
-    spec.affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .is_some_and(|r| {
-            r.node_selector_terms.iter().any(|t| {
-                items(&t.match_expressions).iter().any(|e| {
-                    items(&e.values)
-                        .iter()
-                        .any(|v| !names::is_valid_label_value(v).is_empty())
-                })
-            })
-        })
-}
-
-/// `ValidatePodSpec`.
-pub fn validate_pod_spec(
+/// `ValidatePodSpec`, in upstream's order: the containers and what they refer to, the
+/// Pod-wide policies and scheduling, then the remaining fields.
+pub(crate) fn validate_pod_spec(
     spec: &PodSpec,
     meta: &ObjectMeta,
     path: &Path,
     opts: &PodValidationOptions,
-    settings: &Settings,
+) -> ErrorList {
+    let mut errs = validate_spec_containers(spec, meta, path, opts);
+    errs.extend(validate_spec_policies(spec, path, opts));
+    errs.extend(validate_spec_fields(spec, path, opts));
+    errs
+}
+
+/// The first part of `ValidatePodSpec`: grace period, volumes, resource claims, containers (regular,
+/// init, ephemeral) and pod-level resources.
+fn validate_spec_containers(
+    spec: &PodSpec,
+    meta: &ObjectMeta,
+    path: &Path,
+    opts: &PodValidationOptions,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     if spec.termination_grace_period_seconds.is_none() {
@@ -162,7 +63,11 @@ pub fn validate_pod_spec(
         );
     }
     let volumes = items(&spec.volumes);
-    let (vols, verrs) = validate_volumes(volumes, opt_str(&meta.name), &path.child("volumes"));
+    let volume_ctx = VolumeContext {
+        pod_name: opt_str(&meta.name),
+        opts,
+    };
+    let (vols, verrs) = validate_volumes(volumes, &volume_ctx, &path.child("volumes"));
     errs.extend(verrs);
     let claim_names = resources::pod_claim_names(items(&spec.resource_claims));
     errs.extend(validate_pod_resource_claims(
@@ -190,14 +95,10 @@ pub fn validate_pod_spec(
         opts.sidecar_containers_enabled,
         &path.child("initContainers"),
     ));
-    let eph_path = path.child("ephemeralContainers");
-    for (i, ec) in items(&spec.ephemeral_containers).iter().enumerate() {
-        let c = ephemeral_as_container(ec);
-        errs.extend(validate_container_common(&c, &ctx, &eph_path.index(i)));
-        errs.extend(validate_container_only_for_pod(&c, &eph_path.index(i)));
-    }
-    errs.extend(crate::ephemeral::validate_ephemeral_containers(
-        spec, &eph_path, settings,
+    errs.extend(validate_ephemeral_containers(
+        spec,
+        &ctx,
+        &path.child("ephemeralContainers"),
     ));
     if opts.pod_level_resources_enabled {
         errs.extend(validate_pod_resources(
@@ -207,12 +108,20 @@ pub fn validate_pod_spec(
             opts,
         ));
     }
+    errs
+}
+
+/// `ValidatePodSpec` continued: host network, restart and DNS policy, node selector, security
+/// context, affinity, DNS config, readiness and scheduling gates, topology spread, Windows
+/// HostProcess and user namespaces.
+fn validate_spec_policies(spec: &PodSpec, path: &Path, opts: &PodValidationOptions) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let dns_policy = opt_str(&spec.dns_policy);
     errs.extend(validate_host_network_deps(spec, path));
     errs.extend(validate_restart_policy(
-        restart_policy,
+        opt_str(&spec.restart_policy),
         &path.child("restartPolicy"),
     ));
-    let dns_policy = opt_str(&spec.dns_policy);
     errs.extend(validate_dns_policy(dns_policy, &path.child("dnsPolicy")));
     errs.extend(names::validate_labels(
         spec.node_selector.as_ref(),
@@ -225,12 +134,13 @@ pub fn validate_pod_spec(
     ));
     errs.extend(validate_affinity(
         spec.affinity.as_ref(),
-        opts.allow_invalid_label_value_in_required_node_affinity,
+        opts,
         &path.child("affinity"),
     ));
     errs.extend(validate_pod_dns_config(
         spec.dns_config.as_ref(),
         dns_policy,
+        opts.allow_relaxed_dns_search_validation,
         &path.child("dnsConfig"),
     ));
     errs.extend(validate_readiness_gates(
@@ -243,10 +153,18 @@ pub fn validate_pod_spec(
     ));
     errs.extend(validate_topology_spread_constraints(
         items(&spec.topology_spread_constraints),
+        opts.allow_invalid_topology_spread_constraint_label_selector,
         &path.child("topologySpreadConstraints"),
     ));
     errs.extend(validate_windows_host_process_pod(spec, path, opts));
     errs.extend(validate_host_users(spec, path));
+    errs
+}
+
+/// The rest of `ValidatePodSpec`: names, activeDeadlineSeconds, hostname and subdomain,
+/// tolerations, host aliases, priority and runtime class, preemption policy, overhead and OS.
+fn validate_spec_fields(spec: &PodSpec, path: &Path, opts: &PodValidationOptions) -> ErrorList {
+    let mut errs = ErrorList::new();
     for (field, value) in [
         ("serviceAccountName", opt_str(&spec.service_account_name)),
         ("nodeName", opt_str(&spec.node_name)),
@@ -315,30 +233,21 @@ pub fn validate_pod_spec(
     errs
 }
 
-/// `validatePodMetadataAndSpec` with explicit options (what updates use: the options depend on
-/// the old Pod).
-pub fn validate_pod_metadata_and_spec_with(
-    pod: &Pod,
-    opts: &PodValidationOptions,
-    settings: &Settings,
-) -> ErrorList {
+/// `validatePodMetadataAndSpec(pod, opts)`: the full validation every create and every update (on
+/// any path) runs on the new Pod: ObjectMeta, Pod annotations, `ValidatePodSpec` and the Pod-only
+/// container checks.
+pub(crate) fn validate_pod_metadata_and_spec(pod: &Pod, opts: &PodValidationOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
     let spec_path = Path::new("spec");
     let spec = spec_of(pod);
-    let mut errs = validate_pod_object_meta(&pod.metadata, &meta_path, settings.apply_defaults);
+    let mut errs = validate_pod_object_meta(&pod.metadata, &meta_path, opts.request_fills_metadata);
     errs.extend(validate_pod_specific_annotations(
         pod.metadata.annotations.as_ref(),
         &spec,
         &meta_path.child("annotations"),
         opts,
     ));
-    errs.extend(validate_pod_spec(
-        &spec,
-        &pod.metadata,
-        &spec_path,
-        opts,
-        settings,
-    ));
+    errs.extend(validate_pod_spec(&spec, &pod.metadata, &spec_path, opts));
     if opt_str(&spec.service_account_name).is_empty() {
         for (vi, v) in items(&spec.volumes).iter().enumerate() {
             let Some(projected) = &v.projected else { continue };
@@ -373,14 +282,6 @@ pub fn validate_pod_metadata_and_spec_with(
         }
     }
     errs
-}
-
-/// `validatePodMetadataAndSpec`: the full validation every create and every update (on any
-/// subresource) runs on the new Pod: ObjectMeta, Pod annotations, `ValidatePodSpec` and the
-/// Pod-only container checks. The validation options are those of a create (no old Pod); plain
-/// updates use [`validate_pod_metadata_and_spec_with`] with options derived from the old Pod.
-pub fn validate_pod_metadata_and_spec(pod: &Pod, settings: &Settings) -> ErrorList {
-    validate_pod_metadata_and_spec_with(pod, &PodValidationOptions::for_pods(None, settings), settings)
 }
 
 /// `validateSeccompAnnotationsAndFieldsMatch`.
@@ -497,8 +398,8 @@ fn validate_security_annotations_match_fields(pod: &Pod, spec: &PodSpec, path: &
 /// Validate a Pod create (`ValidatePodCreate`): the full metadata and spec validation, no
 /// ephemeral containers, no `nodeName` while scheduling gates remain, and the deprecated seccomp /
 /// AppArmor annotations must agree with the fields.
-pub fn validate_pod_create(pod: &Pod, settings: &Settings) -> ErrorList {
-    let mut errs = validate_pod_metadata_and_spec(pod, settings);
+pub(crate) fn validate_pod_create(pod: &Pod, opts: &PodValidationOptions) -> ErrorList {
+    let mut errs = validate_pod_metadata_and_spec(pod, opts);
     let spec = spec_of(pod);
     let spec_path = Path::new("spec");
     if spec.ephemeral_containers.as_ref().is_some_and(|e| !e.is_empty()) {
@@ -526,6 +427,7 @@ mod tests {
     use crate::document::parse_pod;
     use crate::field::ErrorType;
     use crate::pod::util::Want;
+    use crate::settings::Settings;
 
     /// upstream `MakePod("pod")` (non-defaulted), with extra spec YAML merged in.
     fn make_pod(extra_spec: &str) -> Pod {
@@ -535,11 +437,12 @@ mod tests {
         parse_pod(&yaml, "pod", 1 << 20).unwrap()
     }
 
-    fn no_defaults() -> Settings {
-        Settings {
+    fn create(pod: &Pod) -> ErrorList {
+        let settings = Settings {
             apply_defaults: false,
             ..Settings::default()
-        }
+        };
+        validate_pod_create(pod, &PodValidationOptions::for_create(pod, &settings))
     }
 
     fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
@@ -550,10 +453,7 @@ mod tests {
 
     #[test]
     fn make_pod_is_valid() {
-        assert_eq!(
-            fields(&validate_pod_create(&make_pod(""), &no_defaults())),
-            vec![]
-        );
+        assert_eq!(fields(&create(&make_pod(""))), vec![]);
     }
 
     /// Cases translated from upstream `TestValidatePodSpec` / `TestValidatePod` error tables.
@@ -635,7 +535,7 @@ mod tests {
             let pod = override_spec(extra);
             let want: Vec<(ErrorType, String, &str)> =
                 want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
-            assert_eq!(fields(&validate_pod_create(&pod, &no_defaults())), want, "{name}");
+            assert_eq!(fields(&create(&pod)), want, "{name}");
         }
     }
 
@@ -658,28 +558,12 @@ mod tests {
     fn create_only_rules() {
         let pod = override_spec("  nodeName: node1\n  schedulingGates: [{name: foo}]\n");
         assert_eq!(
-            fields(&validate_pod_create(&pod, &no_defaults())),
+            fields(&create(&pod)),
             vec![(
                 ErrorType::Forbidden,
                 "spec.nodeName".to_owned(),
                 "create/node-name-gated"
             )]
         );
-    }
-
-    #[test]
-    fn options_from_old_pod() {
-        let s = Settings::default();
-        let o = PodValidationOptions::for_pods(None, &s);
-        assert!(
-            o.allow_sidecar_resize_policy && o.pod_level_resources_enabled && o.sidecar_containers_enabled
-        );
-        let mut s2 = Settings::default();
-        s2.feature_gates.set(Gate::InPlacePodVerticalScaling, false);
-        assert!(!PodValidationOptions::for_pods(None, &s2).allow_sidecar_resize_policy);
-        let old = override_spec(
-            "  initContainers: [{name: s, image: i, restartPolicy: Always, resizePolicy: [{resourceName: cpu, restartPolicy: NotRequired}]}]\n",
-        );
-        assert!(PodValidationOptions::for_pods(Some(&old), &s2).allow_sidecar_resize_policy);
     }
 }

@@ -10,81 +10,89 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::core::v1::{Affinity, Container, Pod, PodSpec};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::pod::container::is_restartable_init_container;
-use crate::pod::meta::{
-    validate_object_meta_update, validate_pod_specific_annotation_updates,
-    validate_resource_version_for_update,
-};
+use crate::pod::annotations::validate_pod_specific_annotation_updates;
+use crate::pod::meta::validate_object_meta_update;
 use crate::pod::names::inclusive_range_error;
+use crate::pod::options::PodValidationOptions;
 use crate::pod::probes::ProbeKind;
 use crate::pod::scheduling::{
     validate_node_affinity_mutation, validate_node_selector_mutation, validate_only_added_tolerations,
     validate_only_deleted_scheduling_gates,
 };
-use crate::pod::spec::{PodValidationOptions, validate_pod_metadata_and_spec_with};
-use crate::pod::spec_of;
+use crate::pod::spec::validate_pod_metadata_and_spec;
 use crate::pod::util::items;
+use crate::podutil::{is_restartable_init, spec as spec_of};
 use crate::semantic::{diff_paths, semantic_eq};
 use crate::settings::{Gate, Settings};
 
 /// The catch-all detail upstream reports at `spec` (followed there by a `cmp.Diff` of the specs).
-pub const CATCH_ALL_DETAIL: &str = "pod updates may not change fields other than `spec.containers[*].image`,\
+pub(crate) const CATCH_ALL_DETAIL: &str = "pod updates may not change fields other than `spec.containers[*].image`,\
 `spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),\
 `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
 /// What podmut appends to the catch-all list when `MutableContainerProbes` is on (KEP-6318 adds
 /// these fields to the updatable set; upstream has no wording for it yet).
-pub const MUTABLE_PROBES_DETAIL: &str = ",`spec.containers[*].livenessProbe`,`spec.containers[*].readinessProbe`,\
+pub(crate) const MUTABLE_PROBES_DETAIL: &str = ",`spec.containers[*].livenessProbe`,`spec.containers[*].readinessProbe`,\
 `spec.containers[*].startupProbe` (and those of init containers with restartPolicy Always)";
 
-/// Validate a plain Pod update (`new` first, like upstream `ValidatePodUpdate(newPod, oldPod)`), in
-/// upstream's order: metadata update, full validation of the new Pod, annotation updates,
-/// container-list shape (stops on a length change), activeDeadlineSeconds (may stop),
-/// tolerations, scheduling gates, then — if the specs differ — the KEP-6318 probe rules, the gated
-/// Pod node-selection rules and the catch-all `Forbidden spec`.
-pub fn validate_pod_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
-    let meta_path = Path::new("metadata");
+/// Validate a plain Pod update (`ValidatePodUpdate(newPod, oldPod, opts)`), in upstream's order:
+/// the update prefix ([`validate_update_prefix`]), the container-list shape (stops on a length
+/// change), then the spec-update step ([`validate_spec_update`]).
+pub(crate) fn validate_pod_update(
+    new: &Pod,
+    old: &Pod,
+    opts: &PodValidationOptions,
+    settings: &Settings,
+) -> ErrorList {
+    let mut errs = validate_update_prefix(new, old, opts);
     let spec_path = Path::new("spec");
     let new_spec = spec_of(new);
     let old_spec = spec_of(old);
-    let opts = PodValidationOptions::for_pods(Some(old), settings);
+    for (list, new_list, old_list) in [
+        ("containers", &new_spec.containers[..], &old_spec.containers[..]),
+        (
+            "initContainers",
+            items(&new_spec.init_containers),
+            items(&old_spec.init_containers),
+        ),
+    ] {
+        let (container_errs, stop) = validate_container_updates(new_list, old_list, &spec_path.child(list));
+        errs.extend(container_errs);
+        if stop {
+            return errs;
+        }
+    }
+    errs.extend(validate_spec_update(new, old, settings));
+    errs
+}
 
-    let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &meta_path);
-    // Upstream checks resourceVersion right after the finalizer rule.
-    let rv = validate_resource_version_for_update(&new.metadata, &meta_path, settings);
-    let at = errs
-        .iter()
-        .position(|e| e.origin != "meta/no-new-finalizers")
-        .unwrap_or(errs.len());
-    errs.splice(at..at, rv);
-    errs.extend(validate_pod_metadata_and_spec_with(new, &opts, settings));
+/// The metadata and full-validation prefix every update that validates the new spec starts with
+/// (`ValidatePodUpdate`, `ValidatePodEphemeralContainersUpdate`, and podmut's `pods/dynamic`):
+/// `ValidateObjectMetaUpdate`, `validatePodMetadataAndSpec` of the new Pod, then
+/// `ValidatePodSpecificAnnotationUpdates`.
+pub(crate) fn validate_update_prefix(new: &Pod, old: &Pod, opts: &PodValidationOptions) -> ErrorList {
+    let meta_path = Path::new("metadata");
+    let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, opts);
+    errs.extend(validate_pod_metadata_and_spec(new, opts));
     errs.extend(validate_pod_specific_annotation_updates(
-        &new.metadata,
-        &new_spec,
-        &old.metadata,
+        new,
+        old,
         &meta_path.child("annotations"),
-        &opts,
+        opts,
     ));
+    errs
+}
 
-    let (container_errs, stop) = validate_container_updates(
-        &new_spec.containers,
-        &old_spec.containers,
-        &spec_path.child("containers"),
-    );
-    errs.extend(container_errs);
-    if stop {
-        return errs;
-    }
-    let (init_errs, stop) = validate_container_updates(
-        items(&new_spec.init_containers),
-        items(&old_spec.init_containers),
-        &spec_path.child("initContainers"),
-    );
-    errs.extend(init_errs);
-    if stop {
-        return errs;
-    }
-
+/// The spec-update step of `ValidatePodUpdate`, after the container lists were checked:
+/// activeDeadlineSeconds (may stop), tolerations, scheduling gates, then — if the specs differ —
+/// the KEP-6318 probe rules, the gated-Pod node-selection rules and the catch-all `Forbidden spec`.
+///
+/// `new` and `old` must have container lists of the same lengths (the step pairs them by index).
+pub(crate) fn validate_spec_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+    let spec_path = Path::new("spec");
+    let new_spec = spec_of(new);
+    let old_spec = spec_of(old);
+    let mut errs = ErrorList::new();
     let ads_path = spec_path.child("activeDeadlineSeconds");
     match (new_spec.active_deadline_seconds, old_spec.active_deadline_seconds) {
         (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
@@ -195,7 +203,7 @@ fn munge_gated_node_selection(munged: &mut PodSpec, old: &PodSpec, spec_path: &P
 }
 
 /// The catch-all `Forbidden spec` (upstream appends a `cmp.Diff`; podmut lists the changed paths).
-pub fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
+pub(crate) fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
     let changed = diff_paths(old, munged);
     let detail = if changed.is_empty() {
         CATCH_ALL_DETAIL.to_owned()
@@ -209,7 +217,7 @@ pub fn catch_all_error(old: &PodSpec, munged: &PodSpec) -> FieldError {
 /// Whether the KEP-6318 probe fields of this container may change: regular containers always,
 /// init containers only with `restartPolicy: Always`.
 fn probes_mutable(c: &Container, init: bool) -> bool {
-    !init || is_restartable_init_container(c)
+    !init || is_restartable_init(c)
 }
 
 /// The containers whose probes a plain update may change, paired by index with their old
@@ -278,7 +286,7 @@ fn validate_probe_update_phase(new: &PodSpec, old: &PodSpec, old_pod: &Pod, spec
 /// index), activeDeadlineSeconds, schedulingGates, tolerations, a grace period going from negative
 /// to exactly 1 and — with `MutableContainerProbes` (KEP-6318) — the liveness, readiness and
 /// startup probes of regular containers and of init containers with `restartPolicy: Always`.
-pub fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, settings: &Settings) -> PodSpec {
+pub(crate) fn munge_updatable_fields(new: &PodSpec, old: &PodSpec, settings: &Settings) -> PodSpec {
     let mut m = new.clone();
     for (c, oc) in m.containers.iter_mut().zip(&old.containers) {
         c.image.clone_from(&oc.image);
@@ -319,7 +327,11 @@ fn munge_probes(new: &mut [Container], old: &[Container], init: bool) {
 
 /// `ValidateContainerUpdates`: the list may not grow or shrink (validation stops there); images
 /// must be present and free of surrounding whitespace.
-pub fn validate_container_updates(new: &[Container], old: &[Container], path: &Path) -> (ErrorList, bool) {
+pub(crate) fn validate_container_updates(
+    new: &[Container],
+    old: &[Container],
+    path: &Path,
+) -> (ErrorList, bool) {
     if new.len() != old.len() {
         return (
             vec![
@@ -393,6 +405,15 @@ mod tests {
         };
         s.feature_gates.set(Gate::MutableContainerProbes, probes);
         s
+    }
+
+    fn update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+        validate_pod_update(
+            new,
+            old,
+            &PodValidationOptions::for_update(new, old, settings),
+            settings,
+        )
     }
 
     fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
@@ -531,7 +552,7 @@ mod tests {
             let want: Vec<(ErrorType, String, &str)> =
                 want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
             assert_eq!(
-                fields(&validate_pod_update(&new_pod, &old_pod, &settings(gate))),
+                fields(&update(&new_pod, &old_pod, &settings(gate))),
                 want,
                 "{name}"
             );
@@ -624,7 +645,7 @@ mod tests {
         for (name, new, old, meta, status, want) in cases {
             let want: Vec<(ErrorType, String, &str)> =
                 want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
-            let got = validate_pod_update(
+            let got = update(
                 &pod(&new, meta, status),
                 &pod(&old, meta, status),
                 &settings(true),
@@ -640,7 +661,7 @@ mod tests {
         .unwrap();
         let old = pod(&plain, "", "");
         assert_eq!(
-            fields(&validate_pod_update(&new, &old, &settings(true))),
+            fields(&update(&new, &old, &settings(true))),
             vec![(ErrorType::Invalid, "metadata.name".to_owned(), "meta/immutable")]
         );
         // "update termination grace period seconds": -1 -> 1 is allowed, -1 -> 0 is not.
@@ -651,9 +672,9 @@ mod tests {
             }
             p
         };
-        assert!(validate_pod_update(&g(1), &g(-1), &settings(true)).is_empty());
+        assert!(update(&g(1), &g(-1), &settings(true)).is_empty());
         assert_eq!(
-            fields(&validate_pod_update(&g(0), &g(-1), &settings(true))),
+            fields(&update(&g(0), &g(-1), &settings(true))),
             vec![(ErrorType::Forbidden, "spec".to_owned(), "update/immutable-spec")]
         );
     }
@@ -665,7 +686,7 @@ mod tests {
         new.metadata.resource_version = None;
         let old = pod(&plain, "", "");
         assert_eq!(
-            fields(&validate_pod_update(&new, &old, &settings(true))),
+            fields(&update(&new, &old, &settings(true))),
             vec![(
                 ErrorType::Invalid,
                 "metadata.resourceVersion".to_owned(),
@@ -673,6 +694,6 @@ mod tests {
             )]
         );
         let defaults = Settings::default();
-        assert!(validate_pod_update(&new, &old, &defaults).is_empty());
+        assert!(update(&new, &old, &defaults).is_empty());
     }
 }

@@ -20,16 +20,17 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
+use crate::pod::options::PodValidationOptions;
 use crate::pod::util::{items, opt_str, rendered};
 use crate::quantity::Quantity;
 
 const FILE_MODE_MSG: &str = "must be a number between 0 and 0777 (octal), both inclusive";
 
 /// The volumes that validated, by name (upstream's `map[string]core.VolumeSource`).
-pub type VolumeMap<'a> = BTreeMap<&'a str, &'a Volume>;
+pub(crate) type VolumeMap<'a> = BTreeMap<&'a str, &'a Volume>;
 
 /// `validatePathNoBacksteps`.
-pub fn validate_path_no_backsteps(target: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_path_no_backsteps(target: &str, path: &Path) -> ErrorList {
     if target.replace('\\', "/").split('/').any(|p| p == "..") {
         vec![FieldError::invalid(path, target, "must not contain '..'").with_origin("volume/path-backsteps")]
     } else {
@@ -38,7 +39,7 @@ pub fn validate_path_no_backsteps(target: &str, path: &Path) -> ErrorList {
 }
 
 /// `validateLocalDescendingPath`: relative, no `..` element.
-pub fn validate_local_descending_path(target: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_local_descending_path(target: &str, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     if target.starts_with('/') {
         errs.push(
@@ -50,7 +51,7 @@ pub fn validate_local_descending_path(target: &str, path: &Path) -> ErrorList {
 }
 
 /// `ValidateLocalNonReservedPath`: a local descending path that does not start with `..`.
-pub fn validate_local_non_reserved_path(target: &str, path: &Path) -> ErrorList {
+pub(crate) fn validate_local_non_reserved_path(target: &str, path: &Path) -> ErrorList {
     let mut errs = validate_local_descending_path(target, path);
     if target.starts_with("..") && !target.starts_with("../") {
         errs.push(
@@ -88,7 +89,7 @@ fn validate_key_to_path(kp: &KeyToPath, path: &Path) -> ErrorList {
 }
 
 /// Internal field paths a downward-API selector may name in a volume (`validVolumeDownwardAPIFieldPathExpressions`).
-pub const VOLUME_FIELD_PATHS: &[&str] = &[
+pub(crate) const VOLUME_FIELD_PATHS: &[&str] = &[
     "metadata.annotations",
     "metadata.labels",
     "metadata.name",
@@ -96,7 +97,7 @@ pub const VOLUME_FIELD_PATHS: &[&str] = &[
     "metadata.uid",
 ];
 /// ... and in an env var (`validEnvDownwardAPIFieldPathExpressions`).
-pub const ENV_FIELD_PATHS: &[&str] = &[
+pub(crate) const ENV_FIELD_PATHS: &[&str] = &[
     "metadata.name",
     "metadata.namespace",
     "metadata.uid",
@@ -108,7 +109,7 @@ pub const ENV_FIELD_PATHS: &[&str] = &[
     "status.podIPs",
 ];
 /// `validContainerResourceFieldPathExpressions`.
-pub const RESOURCE_FIELD_PATHS: &[&str] = &[
+pub(crate) const RESOURCE_FIELD_PATHS: &[&str] = &[
     "limits.cpu",
     "limits.ephemeral-storage",
     "limits.memory",
@@ -156,7 +157,7 @@ fn convert_downward_api_field_label(version: &str, label: &str) -> Result<String
 }
 
 /// `validateObjectFieldSelector`.
-pub fn validate_object_field_selector(
+pub(crate) fn validate_object_field_selector(
     fs: &ObjectFieldSelector,
     expressions: &[&str],
     path: &Path,
@@ -203,7 +204,7 @@ pub fn validate_object_field_selector(
 }
 
 /// `validateContainerResourceFieldSelector` (with the downward-API hugepages prefixes).
-pub fn validate_container_resource_field_selector(
+pub(crate) fn validate_container_resource_field_selector(
     fs: &ResourceFieldSelector,
     path: &Path,
     volume: bool,
@@ -323,7 +324,8 @@ fn validate_downward_api_file(file: &DownwardAPIVolumeFile, path: &Path) -> Erro
 }
 
 /// `validateProjectionSources` / `validateProjectedVolumeSource`.
-fn validate_projected(p: &ProjectedVolumeSource, path: &Path, all_paths: &mut BTreeSet<String>) -> ErrorList {
+fn validate_projected(p: &ProjectedVolumeSource, path: &Path, ctx: &VolumeContext<'_>) -> ErrorList {
+    let mut all_paths = BTreeSet::new();
     let mut errs = file_mode(p.default_mode, &path.child("defaultMode"));
     for (i, source) in items(&p.sources).iter().enumerate() {
         let mut num = 0;
@@ -398,7 +400,7 @@ fn validate_projected(p: &ProjectedVolumeSource, path: &Path, all_paths: &mut BT
             }
             if t.path.is_empty() {
                 errs.push(required(&path.child("path"), ""));
-            } else {
+            } else if !ctx.opts.allow_non_local_projected_token_path {
                 errs.extend(validate_local_non_reserved_path(&t.path, &path.child("path")));
             }
         }
@@ -431,6 +433,7 @@ fn validate_projected(p: &ProjectedVolumeSource, path: &Path, all_paths: &mut BT
                     }
                     errs.extend(crate::pod::scheduling::validate_label_selector(
                         b.label_selector.as_ref(),
+                        false,
                         &pp.child("labelSelector"),
                     ));
                 }
@@ -493,697 +496,799 @@ fn validate_template_object_meta(meta: &ObjectMeta, path: &Path) -> ErrorList {
     errs
 }
 
+/// What every volume check may need besides the volume: the Pod's name (generic ephemeral volumes
+/// create PVCs named after it) and the validation options.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VolumeContext<'a> {
+    /// `metadata.name` of the Pod (`""` for a template).
+    pub(crate) pod_name: &'a str,
+    /// The options derived for this request.
+    pub(crate) opts: &'a PodValidationOptions,
+}
+
+/// One volume source's checks, given the volume, its path and the context.
+type SourceCheck = fn(&Volume, &Path, &VolumeContext<'_>) -> ErrorList;
+
+/// Whether a volume sets a given source.
+type SourcePresent = fn(&Volume) -> bool;
+
+/// Every volume source in upstream's order (`validateVolumeSource`): its JSON name (what the
+/// "more than 1 volume type" error names), whether the volume sets it, and its checks.
+const VOLUME_SOURCES: &[(&str, SourcePresent, SourceCheck)] = &[
+    ("emptyDir", |v| v.empty_dir.is_some(), empty_dir_source),
+    ("hostPath", |v| v.host_path.is_some(), host_path_source),
+    ("gitRepo", |v| v.git_repo.is_some(), git_repo_source),
+    (
+        "gcePersistentDisk",
+        |v| v.gce_persistent_disk.is_some(),
+        gce_persistent_disk_source,
+    ),
+    (
+        "awsElasticBlockStore",
+        |v| v.aws_elastic_block_store.is_some(),
+        aws_elastic_block_store_source,
+    ),
+    ("secret", |v| v.secret.is_some(), secret_source),
+    ("nfs", |v| v.nfs.is_some(), nfs_source),
+    ("iscsi", |v| v.iscsi.is_some(), iscsi_source),
+    ("glusterfs", |v| v.glusterfs.is_some(), glusterfs_source),
+    ("flocker", |v| v.flocker.is_some(), flocker_source),
+    (
+        "persistentVolumeClaim",
+        |v| v.persistent_volume_claim.is_some(),
+        persistent_volume_claim_source,
+    ),
+    ("rbd", |v| v.rbd.is_some(), rbd_source),
+    ("cinder", |v| v.cinder.is_some(), cinder_source),
+    ("cephFS", |v| v.cephfs.is_some(), cephfs_source),
+    ("quobyte", |v| v.quobyte.is_some(), quobyte_source),
+    ("downwarAPI", |v| v.downward_api.is_some(), downward_api_source),
+    ("fc", |v| v.fc.is_some(), fc_source),
+    ("flexVolume", |v| v.flex_volume.is_some(), flex_volume_source),
+    ("configMap", |v| v.config_map.is_some(), config_map_source),
+    ("azureFile", |v| v.azure_file.is_some(), azure_file_source),
+    (
+        "vsphereVolume",
+        |v| v.vsphere_volume.is_some(),
+        vsphere_volume_source,
+    ),
+    (
+        "photonPersistentDisk",
+        |v| v.photon_persistent_disk.is_some(),
+        photon_persistent_disk_source,
+    ),
+    (
+        "portworxVolume",
+        |v| v.portworx_volume.is_some(),
+        portworx_volume_source,
+    ),
+    ("azureDisk", |v| v.azure_disk.is_some(), azure_disk_source),
+    ("storageos", |v| v.storageos.is_some(), storageos_source),
+    ("projected", |v| v.projected.is_some(), projected_source),
+    ("scaleIO", |v| v.scale_io.is_some(), scale_io_source),
+    ("csi", |v| v.csi.is_some(), csi_source),
+    ("ephemeral", |v| v.ephemeral.is_some(), ephemeral_source),
+    ("image", |v| v.image.is_some(), image_source),
+];
+
 /// `validateVolumeSource` for one volume: exactly one source, and that source's own checks.
-#[allow(
-    clippy::too_many_lines,
-    reason = "one branch per volume source type, in upstream's order"
-)]
-fn validate_volume_source(v: &Volume, path: &Path, pod_name: &str) -> ErrorList {
+fn validate_volume_source(v: &Volume, path: &Path, ctx: &VolumeContext<'_>) -> ErrorList {
     let mut errs = ErrorList::new();
-    let mut num = 0usize;
-    // Each source: (json name for the "more than 1" error, present, checks).
-    let mut source = |errs: &mut ErrorList, name: &str, present: bool, check: &dyn Fn() -> ErrorList| {
-        if !present {
-            return;
+    let mut found = false;
+    for (name, present, check) in VOLUME_SOURCES {
+        if !present(v) {
+            continue;
         }
-        if num > 0 {
+        if found {
             errs.push(
                 FieldError::forbidden(&path.child(name), "may not specify more than 1 volume type")
                     .with_origin("volume/one-source"),
             );
         } else {
-            num += 1;
-            errs.extend(check());
+            found = true;
+            errs.extend(check(v, path, ctx));
         }
-    };
-    source(&mut errs, "emptyDir", v.empty_dir.is_some(), &|| {
-        let mut e = ErrorList::new();
-        if let Some(limit) = v.empty_dir.as_ref().and_then(|d| d.size_limit.as_ref()) {
-            match Quantity::from_k8s(limit) {
-                Ok(q) if q.sign() < 0 => e.push(
-                    FieldError::forbidden(
-                        &path.child("emptyDir").child("sizeLimit"),
-                        "SizeLimit field must be a valid resource quantity",
-                    )
-                    .with_origin("volume/empty-dir-size"),
-                ),
-                Ok(_) => {}
-                Err(err) => e.push(
-                    FieldError::invalid(
-                        &path.child("emptyDir").child("sizeLimit"),
-                        limit.0.as_str(),
-                        err.to_string(),
-                    )
-                    .with_origin("resources/quantity-format"),
-                ),
-            }
-        }
-        e
-    });
-    source(&mut errs, "hostPath", v.host_path.is_some(), &|| {
-        let Some(h) = &v.host_path else {
-            return ErrorList::new();
-        };
-        let p = path.child("hostPath");
-        if h.path.is_empty() {
-            return vec![required(&p.child("path"), "")];
-        }
-        let mut e = validate_path_no_backsteps(&h.path, &p.child("path"));
-        if let Some(t) = &h.type_ {
-            let supported = [
-                "",
-                "BlockDevice",
-                "CharDevice",
-                "Directory",
-                "DirectoryOrCreate",
-                "File",
-                "FileOrCreate",
-                "Socket",
-            ];
-            if !supported.contains(&t.as_str()) {
-                e.push(
-                    FieldError::not_supported(&p.child("type"), t.as_str(), &supported)
-                        .with_origin("volume/host-path-type"),
-                );
-            }
-        }
-        e
-    });
-    source(&mut errs, "gitRepo", v.git_repo.is_some(), &|| {
-        let Some(g) = &v.git_repo else {
-            return ErrorList::new();
-        };
-        let p = path.child("gitRepo");
-        let mut e = ErrorList::new();
-        if g.repository.is_empty() {
-            e.push(required(&p.child("repository"), ""));
-        }
-        e.extend(validate_local_descending_path(
-            opt_str(&g.directory),
-            &p.child("directory"),
-        ));
-        e
-    });
-    source(
-        &mut errs,
-        "gcePersistentDisk",
-        v.gce_persistent_disk.is_some(),
-        &|| {
-            let Some(d) = &v.gce_persistent_disk else {
-                return ErrorList::new();
-            };
-            let p = path.child("persistentDisk");
-            let mut e = ErrorList::new();
-            if d.pd_name.is_empty() {
-                e.push(required(&p.child("pdName"), ""));
-            }
-            let part = d.partition.unwrap_or(0);
-            if !(0..=255).contains(&part) {
-                e.push(
-                    FieldError::invalid(&p.child("partition"), part, names::inclusive_range_error(1, 255))
-                        .with_origin("volume/partition"),
-                );
-            }
-            e
-        },
-    );
-    source(
-        &mut errs,
-        "awsElasticBlockStore",
-        v.aws_elastic_block_store.is_some(),
-        &|| {
-            let Some(d) = &v.aws_elastic_block_store else {
-                return ErrorList::new();
-            };
-            let p = path.child("awsElasticBlockStore");
-            let mut e = ErrorList::new();
-            if d.volume_id.is_empty() {
-                e.push(required(&p.child("volumeID"), ""));
-            }
-            let part = d.partition.unwrap_or(0);
-            if !(0..=255).contains(&part) {
-                e.push(
-                    FieldError::invalid(&p.child("partition"), part, names::inclusive_range_error(1, 255))
-                        .with_origin("volume/partition"),
-                );
-            }
-            e
-        },
-    );
-    source(&mut errs, "secret", v.secret.is_some(), &|| {
-        let Some(s) = &v.secret else {
-            return ErrorList::new();
-        };
-        let p = path.child("secret");
-        let mut e = ErrorList::new();
-        if opt_str(&s.secret_name).is_empty() {
-            e.push(required(&p.child("secretName"), ""));
-        }
-        e.extend(file_mode(s.default_mode, &p.child("defaultMode")));
-        for (i, kp) in items(&s.items).iter().enumerate() {
-            e.extend(validate_key_to_path(kp, &p.child("items").index(i)));
-        }
-        e
-    });
-    source(&mut errs, "nfs", v.nfs.is_some(), &|| {
-        let Some(n) = &v.nfs else { return ErrorList::new() };
-        let p = path.child("nfs");
-        let mut e = ErrorList::new();
-        if n.server.is_empty() {
-            e.push(required(&p.child("server"), ""));
-        }
-        if n.path.is_empty() {
-            e.push(required(&p.child("path"), ""));
-        }
-        if !n.path.starts_with('/') {
-            e.push(
-                FieldError::invalid(&p.child("path"), n.path.as_str(), "must be an absolute path")
-                    .with_origin("volume/nfs-path"),
-            );
-        }
-        e
-    });
-    source(&mut errs, "iscsi", v.iscsi.is_some(), &|| {
-        let Some(s) = &v.iscsi else {
-            return ErrorList::new();
-        };
-        let p = path.child("iscsi");
-        let mut e = ErrorList::new();
-        if s.target_portal.is_empty() {
-            e.push(required(&p.child("targetPortal"), ""));
-        }
-        let prefixed = |x: &str| x.starts_with("iqn") || x.starts_with("eui") || x.starts_with("naa");
-        if s.iqn.is_empty() {
-            e.push(required(&p.child("iqn"), ""));
-        } else if !prefixed(&s.iqn) {
-            e.push(
-                FieldError::invalid(
-                    &p.child("iqn"),
-                    s.iqn.as_str(),
-                    "must be valid format starting with iqn, eui, or naa",
-                )
-                .with_origin("volume/iscsi"),
-            );
-        }
-        if !(0..=255).contains(&s.lun) {
-            e.push(
-                FieldError::invalid(&p.child("lun"), s.lun, names::inclusive_range_error(0, 255))
-                    .with_origin("volume/iscsi"),
-            );
-        }
-        if (s.chap_auth_discovery == Some(true) || s.chap_auth_session == Some(true))
-            && s.secret_ref.is_none()
-        {
-            e.push(required(&p.child("secretRef"), ""));
-        }
-        if let Some(init) = &s.initiator_name {
-            if !prefixed(init) {
-                e.push(
-                    FieldError::invalid(
-                        &p.child("initiatorname"),
-                        init.as_str(),
-                        "must be valid format starting with iqn, eui, or naa",
-                    )
-                    .with_origin("volume/iscsi"),
-                );
-            }
-            if v.name.len() + 1 + s.target_portal.len() > 64 {
-                e.push(
-                    FieldError::invalid(
-                        &path.child("name"),
-                        v.name.as_str(),
-                        "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.",
-                    )
-                    .with_origin("volume/iscsi"),
-                );
-            }
-        }
-        e
-    });
-    source(&mut errs, "glusterfs", v.glusterfs.is_some(), &|| {
-        let Some(g) = &v.glusterfs else {
-            return ErrorList::new();
-        };
-        let p = path.child("glusterfs");
-        let mut e = ErrorList::new();
-        if g.endpoints.is_empty() {
-            e.push(required(&p.child("endpoints"), ""));
-        }
-        if g.path.is_empty() {
-            e.push(required(&p.child("path"), ""));
-        }
-        e
-    });
-    source(&mut errs, "flocker", v.flocker.is_some(), &|| {
-        let Some(f) = &v.flocker else {
-            return ErrorList::new();
-        };
-        let p = path.child("flocker");
-        let (name, uuid) = (opt_str(&f.dataset_name), opt_str(&f.dataset_uuid));
-        let mut e = ErrorList::new();
-        if name.is_empty() && uuid.is_empty() {
-            e.push(required(&p, "one of datasetName and datasetUUID is required"));
-        }
-        if !name.is_empty() && !uuid.is_empty() {
-            e.push(
-                FieldError::invalid(
-                    &p,
-                    "resource",
-                    "datasetName and datasetUUID can not be specified simultaneously",
-                )
-                .with_origin("volume/flocker"),
-            );
-        }
-        if name.contains('/') {
-            e.push(
-                FieldError::invalid(&p.child("datasetName"), name, "must not contain '/'")
-                    .with_origin("volume/flocker"),
-            );
-        }
-        e
-    });
-    source(
-        &mut errs,
-        "persistentVolumeClaim",
-        v.persistent_volume_claim.is_some(),
-        &|| {
-            let Some(c) = &v.persistent_volume_claim else {
-                return ErrorList::new();
-            };
-            if c.claim_name.is_empty() {
-                vec![required(
-                    &path.child("persistentVolumeClaim").child("claimName"),
-                    "",
-                )]
-            } else {
-                ErrorList::new()
-            }
-        },
-    );
-    source(&mut errs, "rbd", v.rbd.is_some(), &|| {
-        let Some(r) = &v.rbd else { return ErrorList::new() };
-        let p = path.child("rbd");
-        let mut e = ErrorList::new();
-        if r.monitors.is_empty() {
-            e.push(required(&p.child("monitors"), ""));
-        }
-        if r.image.is_empty() {
-            e.push(required(&p.child("image"), ""));
-        }
-        e
-    });
-    source(&mut errs, "cinder", v.cinder.is_some(), &|| {
-        let Some(c) = &v.cinder else {
-            return ErrorList::new();
-        };
-        let p = path.child("cinder");
-        let mut e = ErrorList::new();
-        if c.volume_id.is_empty() {
-            e.push(required(&p.child("volumeID"), ""));
-        }
-        if c.secret_ref.as_ref().is_some_and(|r| r.name.is_empty()) {
-            e.push(required(&p.child("secretRef").child("name"), ""));
-        }
-        e
-    });
-    source(&mut errs, "cephFS", v.cephfs.is_some(), &|| {
-        let Some(c) = &v.cephfs else {
-            return ErrorList::new();
-        };
-        if c.monitors.is_empty() {
-            vec![required(&path.child("cephfs").child("monitors"), "")]
-        } else {
-            ErrorList::new()
-        }
-    });
-    source(&mut errs, "quobyte", v.quobyte.is_some(), &|| {
-        let Some(q) = &v.quobyte else {
-            return ErrorList::new();
-        };
-        let p = path.child("quobyte");
-        let mut e = ErrorList::new();
-        if q.registry.is_empty() {
-            e.push(required(
-                &p.child("registry"),
-                "must be a host:port pair or multiple pairs separated by commas",
-            ));
-        } else if opt_str(&q.tenant).len() >= 65 {
-            e.push(required(
-                &p.child("tenant"),
-                "must be a UUID and may not exceed a length of 64 characters",
-            ));
-        } else {
-            for pair in q.registry.split(',') {
-                if !pair.contains(':') {
-                    e.push(
-                        FieldError::invalid(
-                            &p.child("registry"),
-                            q.registry.as_str(),
-                            "must be a host:port pair or multiple pairs separated by commas",
-                        )
-                        .with_origin("volume/quobyte"),
-                    );
-                }
-            }
-        }
-        if q.volume.is_empty() {
-            e.push(required(&p.child("volume"), ""));
-        }
-        e
-    });
-    source(&mut errs, "downwarAPI", v.downward_api.is_some(), &|| {
-        let Some(d) = &v.downward_api else {
-            return ErrorList::new();
-        };
-        let p = path.child("downwardAPI");
-        let mut e = file_mode(d.default_mode, &p.child("defaultMode"));
-        for f in items(&d.items) {
-            e.extend(validate_downward_api_file(f, &p));
-        }
-        e
-    });
-    source(&mut errs, "fc", v.fc.is_some(), &|| {
-        let Some(f) = &v.fc else { return ErrorList::new() };
-        let p = path.child("fc");
-        let (wwns, wwids) = (items(&f.target_wwns), items(&f.wwids));
-        let mut e = ErrorList::new();
-        if wwns.is_empty() && wwids.is_empty() {
-            e.push(required(
-                &p.child("targetWWNs"),
-                "must specify either targetWWNs or wwids, but not both",
-            ));
-        }
-        if !wwns.is_empty() && !wwids.is_empty() {
-            e.push(
-                FieldError::invalid(
-                    &p.child("targetWWNs"),
-                    rendered(wwns),
-                    "targetWWNs and wwids can not be specified simultaneously",
-                )
-                .with_origin("volume/fc"),
-            );
-        }
-        if !wwns.is_empty() {
-            match f.lun {
-                None => e.push(required(
-                    &p.child("lun"),
-                    "lun is required if targetWWNs is specified",
-                )),
-                Some(l) if !(0..=255).contains(&l) => e.push(
-                    FieldError::invalid(&p.child("lun"), l, names::inclusive_range_error(0, 255))
-                        .with_origin("volume/fc"),
-                ),
-                Some(_) => {}
-            }
-        }
-        e
-    });
-    source(&mut errs, "flexVolume", v.flex_volume.is_some(), &|| {
-        let Some(f) = &v.flex_volume else {
-            return ErrorList::new();
-        };
-        let p = path.child("flexVolume");
-        let mut e = ErrorList::new();
-        if f.driver.is_empty() {
-            e.push(required(&p.child("driver"), ""));
-        }
-        for k in f.options.iter().flatten().map(|(k, _)| k) {
-            let ns = k.split_once('/').map_or(k.as_str(), |(n, _)| n);
-            let normalized = format!(".{}", ns.to_lowercase());
-            if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
-                e.push(
-                    FieldError::invalid(
-                        &p.child("options").key(k),
-                        k.as_str(),
-                        "kubernetes.io and k8s.io namespaces are reserved",
-                    )
-                    .with_origin("volume/flex-options"),
-                );
-            }
-        }
-        e
-    });
-    source(&mut errs, "configMap", v.config_map.is_some(), &|| {
-        let Some(c) = &v.config_map else {
-            return ErrorList::new();
-        };
-        let p = path.child("configMap");
-        let mut e = ErrorList::new();
-        if c.name.is_empty() {
-            e.push(required(&p.child("name"), ""));
-        }
-        e.extend(file_mode(c.default_mode, &p.child("defaultMode")));
-        for (i, kp) in items(&c.items).iter().enumerate() {
-            e.extend(validate_key_to_path(kp, &p.child("items").index(i)));
-        }
-        e
-    });
-    source(&mut errs, "azureFile", v.azure_file.is_some(), &|| {
-        let Some(a) = &v.azure_file else {
-            return ErrorList::new();
-        };
-        let p = path.child("azureFile");
-        let mut e = ErrorList::new();
-        if a.secret_name.is_empty() {
-            e.push(required(&p.child("secretName"), ""));
-        }
-        if a.share_name.is_empty() {
-            e.push(required(&p.child("shareName"), ""));
-        }
-        e
-    });
-    source(&mut errs, "vsphereVolume", v.vsphere_volume.is_some(), &|| {
-        let Some(s) = &v.vsphere_volume else {
-            return ErrorList::new();
-        };
-        if s.volume_path.is_empty() {
-            vec![required(&path.child("vsphereVolume").child("volumePath"), "")]
-        } else {
-            ErrorList::new()
-        }
-    });
-    source(
-        &mut errs,
-        "photonPersistentDisk",
-        v.photon_persistent_disk.is_some(),
-        &|| {
-            let Some(s) = &v.photon_persistent_disk else {
-                return ErrorList::new();
-            };
-            if s.pd_id.is_empty() {
-                vec![required(&path.child("photonPersistentDisk").child("pdID"), "")]
-            } else {
-                ErrorList::new()
-            }
-        },
-    );
-    source(&mut errs, "portworxVolume", v.portworx_volume.is_some(), &|| {
-        let Some(s) = &v.portworx_volume else {
-            return ErrorList::new();
-        };
-        if s.volume_id.is_empty() {
-            vec![required(&path.child("portworxVolume").child("volumeID"), "")]
-        } else {
-            ErrorList::new()
-        }
-    });
-    source(&mut errs, "azureDisk", v.azure_disk.is_some(), &|| {
-        let Some(a) = &v.azure_disk else {
-            return ErrorList::new();
-        };
-        let p = path.child("azureDisk");
-        let mut e = ErrorList::new();
-        if a.disk_name.is_empty() {
-            e.push(required(&p.child("diskName"), ""));
-        }
-        if a.disk_uri.is_empty() {
-            e.push(required(&p.child("diskURI"), ""));
-        }
-        if let Some(m) = &a.caching_mode
-            && !["None", "ReadOnly", "ReadWrite"].contains(&m.as_str())
-        {
-            e.push(
-                FieldError::not_supported(
-                    &p.child("cachingMode"),
-                    m.as_str(),
-                    &["None", "ReadOnly", "ReadWrite"],
-                )
-                .with_origin("volume/azure-disk"),
-            );
-        }
-        if let Some(k) = &a.kind {
-            if !["Dedicated", "Managed", "Shared"].contains(&k.as_str()) {
-                e.push(
-                    FieldError::not_supported(
-                        &p.child("kind"),
-                        k.as_str(),
-                        &["Dedicated", "Managed", "Shared"],
-                    )
-                    .with_origin("volume/azure-disk"),
-                );
-            }
-            if k == "Managed" && !a.disk_uri.starts_with("/subscriptions/") {
-                e.push(
-                    FieldError::not_supported(
-                        &p.child("diskURI"),
-                        a.disk_uri.as_str(),
-                        &["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"],
-                    )
-                    .with_origin("volume/azure-disk"),
-                );
-            }
-            if k != "Managed" && !a.disk_uri.starts_with("https://") {
-                e.push(
-                    FieldError::not_supported(
-                        &p.child("diskURI"),
-                        a.disk_uri.as_str(),
-                        &["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"],
-                    )
-                    .with_origin("volume/azure-disk"),
-                );
-            }
-        }
-        e
-    });
-    source(&mut errs, "storageos", v.storageos.is_some(), &|| {
-        let Some(s) = &v.storageos else {
-            return ErrorList::new();
-        };
-        let p = path.child("storageos");
-        let mut e = ErrorList::new();
-        let name = opt_str(&s.volume_name);
-        if name.is_empty() {
-            e.push(required(&p.child("volumeName"), ""));
-        } else {
-            e.extend(names::validate_dns1123_label(name, &p.child("volumeName")));
-        }
-        let ns = opt_str(&s.volume_namespace);
-        if !ns.is_empty() {
-            e.extend(names::validate_dns1123_label(ns, &p.child("volumeNamespace")));
-        }
-        if s.secret_ref.as_ref().is_some_and(|r| r.name.is_empty()) {
-            e.push(required(&p.child("secretRef").child("name"), ""));
-        }
-        e
-    });
-    let mut projected_paths = BTreeSet::new();
-    let projected_errs = v
-        .projected
-        .as_ref()
-        .map(|p| validate_projected(p, &path.child("projected"), &mut projected_paths))
-        .unwrap_or_default();
-    source(&mut errs, "projected", v.projected.is_some(), &|| {
-        projected_errs.clone()
-    });
-    source(&mut errs, "scaleIO", v.scale_io.is_some(), &|| {
-        let Some(s) = &v.scale_io else {
-            return ErrorList::new();
-        };
-        let p = path.child("scaleIO");
-        let mut e = ErrorList::new();
-        if s.gateway.is_empty() {
-            e.push(required(&p.child("gateway"), ""));
-        }
-        if s.system.is_empty() {
-            e.push(required(&p.child("system"), ""));
-        }
-        if opt_str(&s.volume_name).is_empty() {
-            e.push(required(&p.child("volumeName"), ""));
-        }
-        e
-    });
-    source(&mut errs, "csi", v.csi.is_some(), &|| {
-        let Some(c) = &v.csi else { return ErrorList::new() };
-        let p = path.child("csi");
-        let mut e = ErrorList::new();
-        let dp = p.child("driver");
-        if c.driver.is_empty() {
-            e.push(required(&dp, ""));
-        }
-        if c.driver.len() > 63 {
-            e.push(FieldError::too_long(&dp, 63).with_origin("volume/csi-driver"));
-        }
-        e.extend(invalid_each(
-            &dp,
-            &c.driver,
-            names::is_dns1123_subdomain(&c.driver.to_lowercase()),
-            "volume/csi-driver",
-        ));
-        if let Some(r) = &c.node_publish_secret_ref {
-            if r.name.is_empty() {
-                e.push(required(&p.child("nodePublishSecretRef").child("name"), ""));
-            } else {
-                e.extend(invalid_each(
-                    &p.child("name"),
-                    &r.name,
-                    names::name_is_dns_subdomain(&r.name, false),
-                    "volume/csi-secret",
-                ));
-            }
-        }
-        e
-    });
-    source(&mut errs, "ephemeral", v.ephemeral.is_some(), &|| {
-        let Some(eph) = &v.ephemeral else {
-            return ErrorList::new();
-        };
-        let p = path.child("ephemeral");
-        let mut e = ErrorList::new();
-        match &eph.volume_claim_template {
-            None => e.push(required(&p.child("volumeClaimTemplate"), "")),
-            Some(t) => {
-                if let Some(m) = &t.metadata {
-                    e.extend(validate_template_object_meta(
-                        m,
-                        &p.child("volumeClaimTemplate").child("metadata"),
-                    ));
-                }
-            }
-        }
-        if !pod_name.is_empty() && !v.name.is_empty() {
-            let pvc = format!("{pod_name}-{}", v.name);
-            for msg in names::name_is_dns_subdomain(&pvc, false) {
-                e.push(
-                    FieldError::invalid(
-                        &path.child("name"),
-                        v.name.as_str(),
-                        format!("PVC name {}: {msg}", crate::field::go_quote(&pvc)),
-                    )
-                    .with_origin("volume/ephemeral-pvc-name"),
-                );
-            }
-        }
-        e
-    });
-    source(&mut errs, "image", v.image.is_some(), &|| {
-        let Some(i) = &v.image else {
-            return ErrorList::new();
-        };
-        let p = path.child("image");
-        let mut e = ErrorList::new();
-        if opt_str(&i.reference).is_empty() {
-            e.push(required(&p.child("reference"), ""));
-        }
-        e.extend(crate::pod::container::validate_pull_policy(
-            opt_str(&i.pull_policy),
-            &p.child("pullPolicy"),
-        ));
-        e
-    });
-    if num == 0 {
+    }
+    if !found {
         errs.push(required(path, "must specify a volume type"));
     }
     errs
 }
 
+/// The `emptyDir` source.
+fn empty_dir_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let mut e = ErrorList::new();
+    if let Some(limit) = v.empty_dir.as_ref().and_then(|d| d.size_limit.as_ref()) {
+        match Quantity::from_k8s(limit) {
+            Ok(q) if q.sign() < 0 => e.push(
+                FieldError::forbidden(
+                    &path.child("emptyDir").child("sizeLimit"),
+                    "SizeLimit field must be a valid resource quantity",
+                )
+                .with_origin("volume/empty-dir-size"),
+            ),
+            Ok(_) => {}
+            Err(err) => e.push(
+                FieldError::invalid(
+                    &path.child("emptyDir").child("sizeLimit"),
+                    limit.0.as_str(),
+                    err.to_string(),
+                )
+                .with_origin("resources/quantity-format"),
+            ),
+        }
+    }
+    e
+}
+
+/// The `hostPath` source.
+fn host_path_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(h) = &v.host_path else {
+        return ErrorList::new();
+    };
+    let p = path.child("hostPath");
+    if h.path.is_empty() {
+        return vec![required(&p.child("path"), "")];
+    }
+    let mut e = validate_path_no_backsteps(&h.path, &p.child("path"));
+    if let Some(t) = &h.type_ {
+        let supported = [
+            "",
+            "BlockDevice",
+            "CharDevice",
+            "Directory",
+            "DirectoryOrCreate",
+            "File",
+            "FileOrCreate",
+            "Socket",
+        ];
+        if !supported.contains(&t.as_str()) {
+            e.push(
+                FieldError::not_supported(&p.child("type"), t.as_str(), &supported)
+                    .with_origin("volume/host-path-type"),
+            );
+        }
+    }
+    e
+}
+
+/// The `gitRepo` source.
+fn git_repo_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(g) = &v.git_repo else {
+        return ErrorList::new();
+    };
+    let p = path.child("gitRepo");
+    let mut e = ErrorList::new();
+    if g.repository.is_empty() {
+        e.push(required(&p.child("repository"), ""));
+    }
+    e.extend(validate_local_descending_path(
+        opt_str(&g.directory),
+        &p.child("directory"),
+    ));
+    e
+}
+
+/// The `gcePersistentDisk` source.
+fn gce_persistent_disk_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(d) = &v.gce_persistent_disk else {
+        return ErrorList::new();
+    };
+    let p = path.child("persistentDisk");
+    let mut e = ErrorList::new();
+    if d.pd_name.is_empty() {
+        e.push(required(&p.child("pdName"), ""));
+    }
+    let part = d.partition.unwrap_or(0);
+    if !(0..=255).contains(&part) {
+        e.push(
+            FieldError::invalid(&p.child("partition"), part, names::inclusive_range_error(1, 255))
+                .with_origin("volume/partition"),
+        );
+    }
+    e
+}
+
+/// The `awsElasticBlockStore` source.
+fn aws_elastic_block_store_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(d) = &v.aws_elastic_block_store else {
+        return ErrorList::new();
+    };
+    let p = path.child("awsElasticBlockStore");
+    let mut e = ErrorList::new();
+    if d.volume_id.is_empty() {
+        e.push(required(&p.child("volumeID"), ""));
+    }
+    let part = d.partition.unwrap_or(0);
+    if !(0..=255).contains(&part) {
+        e.push(
+            FieldError::invalid(&p.child("partition"), part, names::inclusive_range_error(1, 255))
+                .with_origin("volume/partition"),
+        );
+    }
+    e
+}
+
+/// The `secret` source.
+fn secret_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.secret else {
+        return ErrorList::new();
+    };
+    let p = path.child("secret");
+    let mut e = ErrorList::new();
+    if opt_str(&s.secret_name).is_empty() {
+        e.push(required(&p.child("secretName"), ""));
+    }
+    e.extend(file_mode(s.default_mode, &p.child("defaultMode")));
+    for (i, kp) in items(&s.items).iter().enumerate() {
+        e.extend(validate_key_to_path(kp, &p.child("items").index(i)));
+    }
+    e
+}
+
+/// The `nfs` source.
+fn nfs_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(n) = &v.nfs else { return ErrorList::new() };
+    let p = path.child("nfs");
+    let mut e = ErrorList::new();
+    if n.server.is_empty() {
+        e.push(required(&p.child("server"), ""));
+    }
+    if n.path.is_empty() {
+        e.push(required(&p.child("path"), ""));
+    }
+    if !n.path.starts_with('/') {
+        e.push(
+            FieldError::invalid(&p.child("path"), n.path.as_str(), "must be an absolute path")
+                .with_origin("volume/nfs-path"),
+        );
+    }
+    e
+}
+
+/// The `iscsi` source.
+fn iscsi_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.iscsi else {
+        return ErrorList::new();
+    };
+    let p = path.child("iscsi");
+    let mut e = ErrorList::new();
+    if s.target_portal.is_empty() {
+        e.push(required(&p.child("targetPortal"), ""));
+    }
+    let prefixed = |x: &str| x.starts_with("iqn") || x.starts_with("eui") || x.starts_with("naa");
+    if s.iqn.is_empty() {
+        e.push(required(&p.child("iqn"), ""));
+    } else if !prefixed(&s.iqn) {
+        e.push(
+            FieldError::invalid(
+                &p.child("iqn"),
+                s.iqn.as_str(),
+                "must be valid format starting with iqn, eui, or naa",
+            )
+            .with_origin("volume/iscsi"),
+        );
+    }
+    if !(0..=255).contains(&s.lun) {
+        e.push(
+            FieldError::invalid(&p.child("lun"), s.lun, names::inclusive_range_error(0, 255))
+                .with_origin("volume/iscsi"),
+        );
+    }
+    if (s.chap_auth_discovery == Some(true) || s.chap_auth_session == Some(true)) && s.secret_ref.is_none() {
+        e.push(required(&p.child("secretRef"), ""));
+    }
+    if let Some(init) = &s.initiator_name {
+        if !prefixed(init) {
+            e.push(
+                FieldError::invalid(
+                    &p.child("initiatorname"),
+                    init.as_str(),
+                    "must be valid format starting with iqn, eui, or naa",
+                )
+                .with_origin("volume/iscsi"),
+            );
+        }
+        if v.name.len() + 1 + s.target_portal.len() > 64 {
+            e.push(
+                FieldError::invalid(
+                    &path.child("name"),
+                    v.name.as_str(),
+                    "Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.",
+                )
+                .with_origin("volume/iscsi"),
+            );
+        }
+    }
+    e
+}
+
+/// The `glusterfs` source.
+fn glusterfs_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(g) = &v.glusterfs else {
+        return ErrorList::new();
+    };
+    let p = path.child("glusterfs");
+    let mut e = ErrorList::new();
+    if g.endpoints.is_empty() {
+        e.push(required(&p.child("endpoints"), ""));
+    }
+    if g.path.is_empty() {
+        e.push(required(&p.child("path"), ""));
+    }
+    e
+}
+
+/// The `flocker` source.
+fn flocker_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(f) = &v.flocker else {
+        return ErrorList::new();
+    };
+    let p = path.child("flocker");
+    let (name, uuid) = (opt_str(&f.dataset_name), opt_str(&f.dataset_uuid));
+    let mut e = ErrorList::new();
+    if name.is_empty() && uuid.is_empty() {
+        e.push(required(&p, "one of datasetName and datasetUUID is required"));
+    }
+    if !name.is_empty() && !uuid.is_empty() {
+        e.push(
+            FieldError::invalid(
+                &p,
+                "resource",
+                "datasetName and datasetUUID can not be specified simultaneously",
+            )
+            .with_origin("volume/flocker"),
+        );
+    }
+    if name.contains('/') {
+        e.push(
+            FieldError::invalid(&p.child("datasetName"), name, "must not contain '/'")
+                .with_origin("volume/flocker"),
+        );
+    }
+    e
+}
+
+/// The `persistentVolumeClaim` source.
+fn persistent_volume_claim_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(c) = &v.persistent_volume_claim else {
+        return ErrorList::new();
+    };
+    if c.claim_name.is_empty() {
+        vec![required(
+            &path.child("persistentVolumeClaim").child("claimName"),
+            "",
+        )]
+    } else {
+        ErrorList::new()
+    }
+}
+
+/// The `rbd` source.
+fn rbd_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(r) = &v.rbd else { return ErrorList::new() };
+    let p = path.child("rbd");
+    let mut e = ErrorList::new();
+    if r.monitors.is_empty() {
+        e.push(required(&p.child("monitors"), ""));
+    }
+    if r.image.is_empty() {
+        e.push(required(&p.child("image"), ""));
+    }
+    e
+}
+
+/// The `cinder` source.
+fn cinder_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(c) = &v.cinder else {
+        return ErrorList::new();
+    };
+    let p = path.child("cinder");
+    let mut e = ErrorList::new();
+    if c.volume_id.is_empty() {
+        e.push(required(&p.child("volumeID"), ""));
+    }
+    if c.secret_ref.as_ref().is_some_and(|r| r.name.is_empty()) {
+        e.push(required(&p.child("secretRef").child("name"), ""));
+    }
+    e
+}
+
+/// The `cephFS` source.
+fn cephfs_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(c) = &v.cephfs else {
+        return ErrorList::new();
+    };
+    if c.monitors.is_empty() {
+        vec![required(&path.child("cephfs").child("monitors"), "")]
+    } else {
+        ErrorList::new()
+    }
+}
+
+/// The `quobyte` source.
+fn quobyte_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(q) = &v.quobyte else {
+        return ErrorList::new();
+    };
+    let p = path.child("quobyte");
+    let mut e = ErrorList::new();
+    if q.registry.is_empty() {
+        e.push(required(
+            &p.child("registry"),
+            "must be a host:port pair or multiple pairs separated by commas",
+        ));
+    } else if opt_str(&q.tenant).len() >= 65 {
+        e.push(required(
+            &p.child("tenant"),
+            "must be a UUID and may not exceed a length of 64 characters",
+        ));
+    } else {
+        for pair in q.registry.split(',') {
+            if !pair.contains(':') {
+                e.push(
+                    FieldError::invalid(
+                        &p.child("registry"),
+                        q.registry.as_str(),
+                        "must be a host:port pair or multiple pairs separated by commas",
+                    )
+                    .with_origin("volume/quobyte"),
+                );
+            }
+        }
+    }
+    if q.volume.is_empty() {
+        e.push(required(&p.child("volume"), ""));
+    }
+    e
+}
+
+/// The `downwarAPI` source.
+fn downward_api_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(d) = &v.downward_api else {
+        return ErrorList::new();
+    };
+    let p = path.child("downwardAPI");
+    let mut e = file_mode(d.default_mode, &p.child("defaultMode"));
+    for f in items(&d.items) {
+        e.extend(validate_downward_api_file(f, &p));
+    }
+    e
+}
+
+/// The `fc` source.
+fn fc_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(f) = &v.fc else { return ErrorList::new() };
+    let p = path.child("fc");
+    let (wwns, wwids) = (items(&f.target_wwns), items(&f.wwids));
+    let mut e = ErrorList::new();
+    if wwns.is_empty() && wwids.is_empty() {
+        e.push(required(
+            &p.child("targetWWNs"),
+            "must specify either targetWWNs or wwids, but not both",
+        ));
+    }
+    if !wwns.is_empty() && !wwids.is_empty() {
+        e.push(
+            FieldError::invalid(
+                &p.child("targetWWNs"),
+                rendered(wwns),
+                "targetWWNs and wwids can not be specified simultaneously",
+            )
+            .with_origin("volume/fc"),
+        );
+    }
+    if !wwns.is_empty() {
+        match f.lun {
+            None => e.push(required(
+                &p.child("lun"),
+                "lun is required if targetWWNs is specified",
+            )),
+            Some(l) if !(0..=255).contains(&l) => e.push(
+                FieldError::invalid(&p.child("lun"), l, names::inclusive_range_error(0, 255))
+                    .with_origin("volume/fc"),
+            ),
+            Some(_) => {}
+        }
+    }
+    e
+}
+
+/// The `flexVolume` source.
+fn flex_volume_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(f) = &v.flex_volume else {
+        return ErrorList::new();
+    };
+    let p = path.child("flexVolume");
+    let mut e = ErrorList::new();
+    if f.driver.is_empty() {
+        e.push(required(&p.child("driver"), ""));
+    }
+    for k in f.options.iter().flatten().map(|(k, _)| k) {
+        let ns = k.split_once('/').map_or(k.as_str(), |(n, _)| n);
+        let normalized = format!(".{}", ns.to_lowercase());
+        if normalized.ends_with(".kubernetes.io") || normalized.ends_with(".k8s.io") {
+            e.push(
+                FieldError::invalid(
+                    &p.child("options").key(k),
+                    k.as_str(),
+                    "kubernetes.io and k8s.io namespaces are reserved",
+                )
+                .with_origin("volume/flex-options"),
+            );
+        }
+    }
+    e
+}
+
+/// The `configMap` source.
+fn config_map_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(c) = &v.config_map else {
+        return ErrorList::new();
+    };
+    let p = path.child("configMap");
+    let mut e = ErrorList::new();
+    if c.name.is_empty() {
+        e.push(required(&p.child("name"), ""));
+    }
+    e.extend(file_mode(c.default_mode, &p.child("defaultMode")));
+    for (i, kp) in items(&c.items).iter().enumerate() {
+        e.extend(validate_key_to_path(kp, &p.child("items").index(i)));
+    }
+    e
+}
+
+/// The `azureFile` source.
+fn azure_file_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(a) = &v.azure_file else {
+        return ErrorList::new();
+    };
+    let p = path.child("azureFile");
+    let mut e = ErrorList::new();
+    if a.secret_name.is_empty() {
+        e.push(required(&p.child("secretName"), ""));
+    }
+    if a.share_name.is_empty() {
+        e.push(required(&p.child("shareName"), ""));
+    }
+    e
+}
+
+/// The `vsphereVolume` source.
+fn vsphere_volume_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.vsphere_volume else {
+        return ErrorList::new();
+    };
+    if s.volume_path.is_empty() {
+        vec![required(&path.child("vsphereVolume").child("volumePath"), "")]
+    } else {
+        ErrorList::new()
+    }
+}
+
+/// The `photonPersistentDisk` source.
+fn photon_persistent_disk_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.photon_persistent_disk else {
+        return ErrorList::new();
+    };
+    if s.pd_id.is_empty() {
+        vec![required(&path.child("photonPersistentDisk").child("pdID"), "")]
+    } else {
+        ErrorList::new()
+    }
+}
+
+/// The `portworxVolume` source.
+fn portworx_volume_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.portworx_volume else {
+        return ErrorList::new();
+    };
+    if s.volume_id.is_empty() {
+        vec![required(&path.child("portworxVolume").child("volumeID"), "")]
+    } else {
+        ErrorList::new()
+    }
+}
+
+/// The `azureDisk` source.
+fn azure_disk_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(a) = &v.azure_disk else {
+        return ErrorList::new();
+    };
+    let p = path.child("azureDisk");
+    let mut e = ErrorList::new();
+    if a.disk_name.is_empty() {
+        e.push(required(&p.child("diskName"), ""));
+    }
+    if a.disk_uri.is_empty() {
+        e.push(required(&p.child("diskURI"), ""));
+    }
+    if let Some(m) = &a.caching_mode
+        && !["None", "ReadOnly", "ReadWrite"].contains(&m.as_str())
+    {
+        e.push(
+            FieldError::not_supported(
+                &p.child("cachingMode"),
+                m.as_str(),
+                &["None", "ReadOnly", "ReadWrite"],
+            )
+            .with_origin("volume/azure-disk"),
+        );
+    }
+    if let Some(k) = &a.kind {
+        if !["Dedicated", "Managed", "Shared"].contains(&k.as_str()) {
+            e.push(
+                FieldError::not_supported(&p.child("kind"), k.as_str(), &["Dedicated", "Managed", "Shared"])
+                    .with_origin("volume/azure-disk"),
+            );
+        }
+        if k == "Managed" && !a.disk_uri.starts_with("/subscriptions/") {
+            e.push(
+                FieldError::not_supported(
+                    &p.child("diskURI"),
+                    a.disk_uri.as_str(),
+                    &["/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"],
+                )
+                .with_origin("volume/azure-disk"),
+            );
+        }
+        if k != "Managed" && !a.disk_uri.starts_with("https://") {
+            e.push(
+                FieldError::not_supported(
+                    &p.child("diskURI"),
+                    a.disk_uri.as_str(),
+                    &["https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"],
+                )
+                .with_origin("volume/azure-disk"),
+            );
+        }
+    }
+    e
+}
+
+/// The `storageos` source.
+fn storageos_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.storageos else {
+        return ErrorList::new();
+    };
+    let p = path.child("storageos");
+    let mut e = ErrorList::new();
+    let name = opt_str(&s.volume_name);
+    if name.is_empty() {
+        e.push(required(&p.child("volumeName"), ""));
+    } else {
+        e.extend(names::validate_dns1123_label(name, &p.child("volumeName")));
+    }
+    let ns = opt_str(&s.volume_namespace);
+    if !ns.is_empty() {
+        e.extend(names::validate_dns1123_label(ns, &p.child("volumeNamespace")));
+    }
+    if s.secret_ref.as_ref().is_some_and(|r| r.name.is_empty()) {
+        e.push(required(&p.child("secretRef").child("name"), ""));
+    }
+    e
+}
+
+/// The `projected` source.
+fn projected_source(v: &Volume, path: &Path, ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(p) = &v.projected else {
+        return ErrorList::new();
+    };
+    validate_projected(p, &path.child("projected"), ctx)
+}
+
+/// The `scaleIO` source.
+fn scale_io_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(s) = &v.scale_io else {
+        return ErrorList::new();
+    };
+    let p = path.child("scaleIO");
+    let mut e = ErrorList::new();
+    if s.gateway.is_empty() {
+        e.push(required(&p.child("gateway"), ""));
+    }
+    if s.system.is_empty() {
+        e.push(required(&p.child("system"), ""));
+    }
+    if opt_str(&s.volume_name).is_empty() {
+        e.push(required(&p.child("volumeName"), ""));
+    }
+    e
+}
+
+/// The `csi` source.
+fn csi_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(c) = &v.csi else { return ErrorList::new() };
+    let p = path.child("csi");
+    let mut e = ErrorList::new();
+    let dp = p.child("driver");
+    if c.driver.is_empty() {
+        e.push(required(&dp, ""));
+    }
+    if c.driver.len() > 63 {
+        e.push(FieldError::too_long(&dp, 63).with_origin("volume/csi-driver"));
+    }
+    e.extend(invalid_each(
+        &dp,
+        &c.driver,
+        names::is_dns1123_subdomain(&c.driver.to_lowercase()),
+        "volume/csi-driver",
+    ));
+    if let Some(r) = &c.node_publish_secret_ref {
+        if r.name.is_empty() {
+            e.push(required(&p.child("nodePublishSecretRef").child("name"), ""));
+        } else {
+            e.extend(invalid_each(
+                &p.child("name"),
+                &r.name,
+                names::name_is_dns_subdomain(&r.name, false),
+                "volume/csi-secret",
+            ));
+        }
+    }
+    e
+}
+
+/// The `ephemeral` source.
+fn ephemeral_source(v: &Volume, path: &Path, ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(eph) = &v.ephemeral else {
+        return ErrorList::new();
+    };
+    let p = path.child("ephemeral");
+    let mut e = ErrorList::new();
+    match &eph.volume_claim_template {
+        None => e.push(required(&p.child("volumeClaimTemplate"), "")),
+        Some(t) => {
+            if let Some(m) = &t.metadata {
+                e.extend(validate_template_object_meta(
+                    m,
+                    &p.child("volumeClaimTemplate").child("metadata"),
+                ));
+            }
+        }
+    }
+    if !ctx.pod_name.is_empty() && !v.name.is_empty() {
+        let pvc = format!("{}-{}", ctx.pod_name, v.name);
+        for msg in names::name_is_dns_subdomain(&pvc, false) {
+            e.push(
+                FieldError::invalid(
+                    &path.child("name"),
+                    v.name.as_str(),
+                    format!("PVC name {}: {msg}", crate::field::go_quote(&pvc)),
+                )
+                .with_origin("volume/ephemeral-pvc-name"),
+            );
+        }
+    }
+    e
+}
+
+/// The `image` source.
+fn image_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
+    let Some(i) = &v.image else {
+        return ErrorList::new();
+    };
+    let p = path.child("image");
+    let mut e = ErrorList::new();
+    if opt_str(&i.reference).is_empty() {
+        e.push(required(&p.child("reference"), ""));
+    }
+    e.extend(crate::pod::container::validate_pull_policy(
+        opt_str(&i.pull_policy),
+        &p.child("pullPolicy"),
+    ));
+    e
+}
+
 /// `ValidateVolumes`: names are DNS labels and unique, each volume has exactly one valid source,
 /// and a PVC volume may not name a claim that a generic ephemeral volume of this Pod creates.
 /// Returns the volumes that validated (what volume mounts may refer to) and the errors.
-pub fn validate_volumes<'a>(
+pub(crate) fn validate_volumes<'a>(
     volumes: &'a [Volume],
-    pod_name: &str,
+    ctx: &VolumeContext<'_>,
     path: &Path,
 ) -> (VolumeMap<'a>, ErrorList) {
+    let pod_name = ctx.pod_name;
     let mut errs = ErrorList::new();
     let mut created_pvcs = BTreeSet::new();
     if !pod_name.is_empty() {
@@ -1196,7 +1301,7 @@ pub fn validate_volumes<'a>(
     for (i, v) in volumes.iter().enumerate() {
         let p = path.index(i);
         let name_path = p.child("name");
-        let mut el = validate_volume_source(v, &p, pod_name);
+        let mut el = validate_volume_source(v, &p, ctx);
         if v.name.is_empty() {
             el.push(required(&name_path, ""));
         } else {
@@ -1318,7 +1423,12 @@ mod tests {
         ];
         for (name, yaml, want) in cases {
             let v = vols(yaml);
-            let (_, errs) = validate_volumes(&v, "pod", &p);
+            let opts = PodValidationOptions::default();
+            let ctx = VolumeContext {
+                pod_name: "pod",
+                opts: &opts,
+            };
+            let (_, errs) = validate_volumes(&v, &ctx, &p);
             let got: Vec<(ErrorType, String, &str)> = errs
                 .iter()
                 .map(|e| (e.error_type, e.field.to_string(), e.origin))

@@ -232,3 +232,33 @@ fn documents_name_their_input() {
     let e = probe_plan_documents("spec: {containers: [{name: 1}]}", "{}", "").unwrap_err();
     assert_eq!(e.input(), "old-pod");
 }
+
+#[test]
+fn removing_the_startup_probe_without_a_readiness_probe_makes_the_container_ready() {
+    // prober_manager.go UpdatePodStatus: started && running && no readiness worker -> ready.
+    let status = "status: {containerStatuses: [{name: app, image: x, imageID: '', ready: false, restartCount: 0, started: false, state: {running: {}}}]}\n";
+    let old = pod(
+        "[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]",
+        status,
+    );
+    let new = pod("[{name: app, image: x}]", status);
+    let p = probe_plan(&old, &new, &Settings::default());
+    let a = only(&p);
+    assert_eq!(a.action, Action::Remove);
+    assert_eq!(a.started_effect, "started");
+    assert_eq!(a.ready_effect, "ready");
+    // with a readiness probe the worker decides: Ready stays unchanged until it succeeds
+    let old = pod(
+        &format!(
+            "[{{name: app, image: x, startupProbe: {{exec: {{command: ['true']}}}}, readinessProbe: {{{HTTP}}}}}]"
+        ),
+        status,
+    );
+    let new = pod(
+        &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"),
+        status,
+    );
+    let p = probe_plan(&old, &new, &Settings::default());
+    let startup = p.actions.iter().find(|a| a.probe == ProbeType::Startup).unwrap();
+    assert_eq!(startup.ready_effect, "unchanged");
+}

@@ -25,7 +25,7 @@ use prometheus_client::registry::Registry;
 
 /// The request path of a review, as a bounded label.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[allow(
+#[expect(
     non_camel_case_types,
     reason = "label values are the API's lower-case subresource names"
 )]
@@ -63,7 +63,7 @@ impl SubresourceLabel {
 
 /// How a review was answered.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[allow(non_camel_case_types, reason = "label values are lower case")]
+#[expect(non_camel_case_types, reason = "label values are lower case")]
 pub enum Verdict {
     /// The component allowed it.
     allowed,
@@ -79,7 +79,7 @@ pub enum Verdict {
 
 /// Why the component failed.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[allow(non_camel_case_types, reason = "label values are lower case")]
+#[expect(non_camel_case_types, reason = "label values are lower case")]
 pub enum FailureReason {
     /// A trap (a panic or a bug in the guest).
     trap,
@@ -93,7 +93,7 @@ pub enum FailureReason {
 
 /// Why a request was refused before it reached the component.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[allow(non_camel_case_types, reason = "label values are lower case")]
+#[expect(non_camel_case_types, reason = "label values are lower case")]
 pub enum RejectionReason {
     /// Not an AdmissionReview (HTTP 400).
     malformed,
@@ -107,7 +107,7 @@ pub enum RejectionReason {
 
 /// Outcome of a certificate reload.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[allow(non_camel_case_types, reason = "label values are lower case")]
+#[expect(non_camel_case_types, reason = "label values are lower case")]
 pub enum ReloadResult {
     /// New certificate in use.
     success,

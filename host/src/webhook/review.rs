@@ -16,7 +16,7 @@ struct Envelope {
     api_version: Option<String>,
     kind: Option<String>,
     request: Option<RequestEnvelope>,
-    #[allow(dead_code, reason = "present in some reviews; skipped without allocating")]
+    #[expect(dead_code, reason = "present in some reviews; skipped without allocating")]
     response: Option<IgnoredAny>,
 }
 

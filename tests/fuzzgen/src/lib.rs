@@ -648,7 +648,7 @@ pub struct Generated {
     /// qos: compute even when `status.qosClass` is set.
     pub always_compute: bool,
     /// coverage: the scope.
-    pub scope: podmut_core::admission::Scope,
+    pub scope: podmut_core::CoverageScope,
 }
 
 /// Split a fuzz input into its seed (if readable) and the mutation bytes.
@@ -751,7 +751,7 @@ pub fn generate(target: Target, seed: &Seed, plan: &Plan) -> Generated {
         },
         apply_defaults: option("applyDefaults", true) ^ (plan.flip & 1 == 1),
         always_compute: option("alwaysCompute", false) ^ (plan.flip & 2 == 2),
-        scope: podmut_core::admission::Scope {
+        scope: podmut_core::CoverageScope {
             namespace_labels: labels(&scope_value, "namespaceLabels"),
             pod_labels: labels(&scope_value, "podLabels"),
             pod_name: scope_value
@@ -1076,10 +1076,10 @@ pub fn run_native(g: &Generated) {
             let _ = podmut_core::container_statuses_document(doc(0));
         }
         Target::Review => {
-            let _ = podmut_core::admission::review(doc(0), &g.settings);
+            let _ = podmut_core::review(doc(0), &g.settings);
         }
         Target::Coverage => {
-            let _ = podmut_core::admission::coverage(doc(0), &g.scope);
+            let _ = podmut_core::coverage(doc(0), &g.scope);
         }
     }
 }
@@ -1115,10 +1115,10 @@ pub fn run_raw(data: &[u8]) {
             let _ = podmut_core::container_statuses_document(t);
         }
         7 => {
-            let _ = podmut_core::admission::review(t, "");
+            let _ = podmut_core::review(t, "");
         }
         8 => {
-            let _ = podmut_core::admission::coverage(t, &podmut_core::admission::Scope::default());
+            let _ = podmut_core::coverage(t, &podmut_core::CoverageScope::default());
         }
         _ => {
             let _ = podmut_core::Settings::parse(t);

@@ -3,12 +3,7 @@
 //! `fuzz/corpus/`, a bounded number of inputs per entry point; every input must return (an answer
 //! or an input error) from podmut-core without panicking. `tests/tests/fuzz_smoke.rs` sends a
 //! sample of the same inputs through the component.
-#![allow(
-    clippy::panic,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a test: failing loudly is the point"
-)]
+#![expect(clippy::panic, reason = "a test: failing loudly is the point")]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

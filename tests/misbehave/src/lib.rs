@@ -24,12 +24,12 @@
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut_misbehave.wasm"));
 
 #[cfg(target_arch = "wasm32")]
-#[allow(
+#[expect(
     unsafe_code,
     reason = "wit-bindgen's export! glue expands to unsafe extern functions"
 )]
 mod guest {
-    #[allow(missing_docs, unreachable_pub, reason = "wit-bindgen generated code")]
+    #[expect(missing_docs, unreachable_pub, reason = "wit-bindgen generated code")]
     mod bindings {
         wit_bindgen::generate!({
             path: "../../wit",
@@ -83,7 +83,7 @@ mod guest {
         }
     }
 
-    #[allow(clippy::panic, reason = "panicking on request is this component's purpose")]
+    #[expect(clippy::panic, reason = "panicking on request is this component's purpose")]
     impl admission::Guest for Component {
         fn review(review: String, _settings: String) -> Result<String, types::InputError> {
             if review.contains("podmut-misbehave-panic") {

@@ -1,0 +1,93 @@
+//! The REST-layer "strategy" step every subresource request path starts with: which parts of a
+//! request the path applies at all. Each path module has its own `prepare_update`; this module
+//! holds what they share.
+//!
+//! # The strategy step
+//!
+//! The API server does not validate a subresource request as sent. The registry's
+//! `PrepareForUpdate` (`pkg/registry/core/pod/strategy.go`) first copies everything the subresource
+//! may not touch back from the stored Pod, and only then validates:
+//!
+//! | path | taken from the request | everything else |
+//! |---|---|---|
+//! | `pods/ephemeralcontainers` | `spec.ephemeralContainers` | from the stored Pod (`dropNonEphemeralContainerUpdates`) |
+//! | `pods/resize` | `resources` and `resizePolicy` of containers (and of init containers with `SidecarContainers`) | from the stored Pod (`dropNonResizeUpdates`) |
+//! | `pods/status` | `status` and most metadata | `spec`, `deletionTimestamp`, `ownerReferences` from the stored Pod |
+//! | `pods/dynamic` (KEP-5972) | `spec` and metadata, like the main resource | `status` from the stored Pod (the main resource's strategy) |
+//!
+//! Such changes are therefore silently ignored by the API server, not rejected. podmut does the same
+//! and reports what was ignored as a warning, so a user who edits a field on the wrong path learns
+//! why it did not stick. An admission webhook already receives the prepared object, so the step is a
+//! no-op there.
+
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::semantic::diff_paths;
+
+/// A request after the REST layer's `PrepareForUpdate`, with a warning per ignored change.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Prepared {
+    /// The Pod the API server validates.
+    pub(crate) pod: Pod,
+    /// What the strategy dropped from the request (empty when nothing was dropped).
+    pub(crate) warnings: Vec<String>,
+}
+
+impl Prepared {
+    /// The prepared Pod, with a warning naming every field of `sent` that differs from it.
+    pub(crate) fn new(sent: &Pod, pod: Pod, what: &str) -> Self {
+        let dropped = diff_paths(sent, &pod);
+        let warnings = if dropped.is_empty() {
+            Vec::new()
+        } else {
+            vec![format!(
+                "{what}; the API server ignores these changes in the request: {}",
+                dropped.join(", ")
+            )]
+        };
+        Self { pod, warnings }
+    }
+
+    /// The request as sent (the path's strategy changes nothing).
+    pub(crate) fn unchanged(sent: &Pod) -> Self {
+        Self {
+            pod: sent.clone(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// `metav1.ResetObjectMetaForStatus`: the metadata a subresource may not change, copied from the
+/// stored object (deletion timestamp, generation, self link, labels, annotations, finalizers, owner
+/// references).
+pub(crate) fn reset_object_meta_for_status(meta: &mut ObjectMeta, existing: &ObjectMeta) {
+    meta.deletion_timestamp.clone_from(&existing.deletion_timestamp);
+    meta.generation = existing.generation;
+    meta.self_link.clone_from(&existing.self_link);
+    meta.labels.clone_from(&existing.labels);
+    meta.annotations.clone_from(&existing.annotations);
+    meta.finalizers.clone_from(&existing.finalizers);
+    meta.owner_references.clone_from(&existing.owner_references);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::parse_pod;
+
+    #[test]
+    fn prepared_names_the_dropped_fields() {
+        let sent = parse_pod("spec: {containers: [{name: a, image: x}]}\n", "p", 1 << 20).unwrap();
+        let kept = parse_pod("spec: {containers: [{name: a, image: y}]}\n", "p", 1 << 20).unwrap();
+        let p = Prepared::new(&sent, kept.clone(), "pods/x applies only y");
+        assert_eq!(p.warnings.len(), 1);
+        assert!(
+            p.warnings[0].contains("spec.containers[0].image"),
+            "{:?}",
+            p.warnings
+        );
+        assert!(Prepared::new(&kept, kept.clone(), "x").warnings.is_empty());
+        assert!(Prepared::unchanged(&kept).warnings.is_empty());
+    }
+}
