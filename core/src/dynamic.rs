@@ -68,17 +68,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::probes::ProbeKind;
 use crate::pod::resize::{
     ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
-    pod_level_resize_enabled, pod_level_resources_present, validate_container_resize,
+    pod_level_resize_enabled, pod_level_resources_present, qos_change_error, validate_container_resize,
 };
 use crate::pod::{PodValidationOptions, validate_spec_update, validate_update_prefix};
 use crate::podutil::{
     init_containers, is_initialized, is_mirror_pod, is_restartable_init, is_windows, phase, spec as spec_of,
 };
-use crate::qos::{compute_pod_qos, get_pod_qos};
 use crate::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
 use crate::strategy::Prepared;
@@ -538,22 +537,13 @@ impl<'a> DynamicChange<'a> {
     fn qos_and_node_support(&self, resized_existing: bool) -> ErrorList {
         let spec_path = Path::new("spec");
         let mut errs = ErrorList::new();
-        if get_pod_qos(self.old, self.settings) != compute_pod_qos(self.new, self.settings) {
-            let qos = self
-                .new
-                .status
-                .as_ref()
-                .and_then(|s| s.qos_class.clone())
-                .unwrap_or_default();
-            errs.push(
-                FieldError::invalid(
-                    &spec_path,
-                    BadValue::Str(qos),
-                    "Pod QOS Class may not change as a result of adding, removing or resizing containers",
-                )
-                .with_origin("dynamic/qos-class"),
-            );
-        }
+        errs.extend(qos_change_error(
+            self.new,
+            self.old,
+            self.settings,
+            "Pod QOS Class may not change as a result of adding, removing or resizing containers",
+            "dynamic/qos-class",
+        ));
         if resized_existing && !node_supports_resize(self.old) {
             errs.push(
                 FieldError::forbidden(&spec_path, "Pod running on node without support for resize")

@@ -34,14 +34,13 @@
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::resize::{
     ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
-    pod_level_resize_enabled, pod_level_resources_present, validate_container_resize,
+    pod_level_resize_enabled, pod_level_resources_present, qos_change_error, validate_container_resize,
 };
 use crate::pod::{PodValidationOptions, validate_object_meta_update, validate_pod_metadata_and_spec};
 use crate::podutil::{init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of};
-use crate::qos::{compute_pod_qos, get_pod_qos};
 use crate::semantic::{containers_eq, specs_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
 use crate::strategy::{Prepared, reset_object_meta_for_status};
@@ -128,21 +127,13 @@ fn container_list_error(ns: &PodSpec, os: &PodSpec, sidecars: bool) -> Option<Fi
 fn qos_and_node_support(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     let spec_path = Path::new("spec");
     let mut errs = ErrorList::new();
-    if get_pod_qos(old, settings) != compute_pod_qos(new, settings) {
-        let qos = new
-            .status
-            .as_ref()
-            .and_then(|s| s.qos_class.clone())
-            .unwrap_or_default();
-        errs.push(
-            FieldError::invalid(
-                &spec_path,
-                BadValue::Str(qos),
-                "Pod QOS Class may not change as a result of resizing",
-            )
-            .with_origin("resize/qos-class"),
-        );
-    }
+    errs.extend(qos_change_error(
+        new,
+        old,
+        settings,
+        "Pod QOS Class may not change as a result of resizing",
+        "resize/qos-class",
+    ));
     if !node_supports_resize(old) {
         errs.push(
             FieldError::forbidden(&spec_path, "Pod running on node without support for resize")

@@ -7,7 +7,8 @@
 
 use k8s_openapi::api::core::v1::{Container, ContainerResizePolicy, Pod, ResourceRequirements};
 
-use crate::field::{ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::qos::{compute_pod_qos, get_pod_qos};
 use crate::quantity::Quantity;
 use crate::resource_helper::{ResourceList, limits, requests};
 use crate::semantic::normalize_requirements;
@@ -167,4 +168,24 @@ pub(crate) fn node_supports_resize(old: &Pod) -> bool {
 /// `PodLevelResources`).
 pub(crate) fn pod_level_resize_enabled(settings: &Settings) -> bool {
     settings.gate(Gate::InPlacePodLevelResourcesVerticalScaling) && settings.gate(Gate::PodLevelResources)
+}
+
+/// `ValidatePodResize`'s QoS rule: the class the old Pod has (`GetPodQOS`) must be the class the new
+/// spec computes (`ComputePodQOS`); `Invalid spec` with the new Pod's `status.qosClass` as the value.
+pub(crate) fn qos_change_error(
+    new: &Pod,
+    old: &Pod,
+    settings: &Settings,
+    detail: &str,
+    origin: &'static str,
+) -> Option<FieldError> {
+    if get_pod_qos(old, settings) == compute_pod_qos(new, settings) {
+        return None;
+    }
+    let qos = new
+        .status
+        .as_ref()
+        .and_then(|s| s.qos_class.clone())
+        .unwrap_or_default();
+    Some(FieldError::invalid(&Path::new("spec"), BadValue::Str(qos), detail).with_origin(origin))
 }
