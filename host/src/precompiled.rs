@@ -102,7 +102,7 @@ pub(crate) fn load(engine: &Engine, artefact: &[u8], component_sha256: &str) -> 
     deserialize(engine, code).map_err(|e| format!("{e:#}"))
 }
 
-#[allow(
+#[expect(
     unsafe_code,
     reason = "wasmtime requires unsafe to load precompiled machine code"
 )]
