@@ -1,13 +1,18 @@
 //! The conformance fixtures as named, filterable tests (libtest-mimic).
 //!
 //! `cargo test -p podmut-conformance --test conformance -- update/` runs one area;
-//! `PODMUT_BLESS=1` rewrites each case's `expect` from the native result.
+//! `PODMUT_BLESS=1` (`cargo xtask bless`) rewrites each case's `expect` from the native result and
+//! prints the diff; it is refused under CI (`CI` set).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() -> std::process::ExitCode {
     let args = Arguments::from_args();
     let bless = std::env::var_os("PODMUT_BLESS").is_some_and(|v| !v.is_empty() && v != "0");
+    if bless && std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        eprintln!("PODMUT_BLESS is set under CI: CI checks the fixtures, it never rewrites them");
+        return std::process::ExitCode::FAILURE;
+    }
     let cases = match podmut_conformance::load_cases(&podmut_conformance::cases_dir()) {
         Ok(c) => c,
         Err(e) => {

@@ -32,15 +32,18 @@ fn main() -> ExitCode {
             .and_then(|()| kubewarden())
             .map(|p| println!("{}", p.display())),
         "lint" => setup().and_then(|()| lint()),
-        "test" => setup().and_then(|()| test(rest, None)),
-        "ci" => setup().and_then(|()| {
+        "test" => no_bless_env()
+            .and_then(|()| setup())
+            .and_then(|()| test(rest, None)),
+        "ci" => no_bless_env().and_then(|()| setup()).and_then(|()| {
+            browser_tools()?;
             let wasmtime = wasmtime_cli()?;
             lint()?;
             test(rest, Some(&wasmtime))
         }),
         "demo" => setup().and_then(|()| demo(rest)),
         "load" => setup().and_then(|()| load(rest)),
-        "bless" => setup().and_then(|()| bless()),
+        "bless" => setup().and_then(|()| bless(rest)),
         "help" | "-h" | "--help" => {
             print_help();
             Ok(())
@@ -209,11 +212,48 @@ fn wasmtime_cli() -> Result<PathBuf> {
     Ok(bin)
 }
 
-/// Run every test. With `wasmtime` (a directory holding the wasmtime CLI) the real-CLI tests are
-/// required to run (`PODMUT_REQUIRE_WASMTIME=1`) instead of skipping when no CLI is found.
+/// Tests never rewrite fixtures: `PODMUT_BLESS` in the environment is refused (`cargo xtask bless`
+/// is the one way to rewrite expectations, and it shows what it rewrites).
+fn no_bless_env() -> Result {
+    match env::var_os("PODMUT_BLESS") {
+        Some(v) if !v.is_empty() => Err(format!(
+            "PODMUT_BLESS={} is set: tests would rewrite the fixtures instead of checking them; \
+             unset it (`cargo xtask bless` rewrites expectations and shows the diff)",
+            v.to_string_lossy()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Where the browser tests look for Chromium (`web/tests/playground.test.mjs`; Debian's package).
+fn chromium() -> PathBuf {
+    env::var_os("PODMUT_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
+}
+
+/// What the browser tests need, checked before `ci` spends time on the rest: node, npm, Chromium.
+fn browser_tools() -> Result {
+    if !has("node") || !has("npm") {
+        return Err("node and npm are required for the playground and its browser tests (apt-get install -y nodejs npm)".into());
+    }
+    if !chromium().is_file() {
+        return Err(format!(
+            "Chromium is not at {} (the browser tests need it: apt-get install -y chromium, or set PODMUT_CHROMIUM)",
+            chromium().display()
+        ));
+    }
+    Ok(())
+}
+
+/// Run every test. With `wasmtime` (a directory holding the wasmtime CLI: `cargo xtask ci`) nothing
+/// may skip: the real-CLI tests are required (`PODMUT_REQUIRE_WASMTIME=1`), and so are node/npm
+/// and Chromium for the browser tests (`PODMUT_REQUIRE_BROWSER=1`).
 fn test(extra: &[String], wasmtime: Option<&Path>) -> Result {
+    let required = wasmtime.is_some();
     // The playground assets first, so the podmut binary the tests build embeds them.
     let web_ready = web()?;
+    if required && !web_ready {
+        return Err("node and npm are required for the playground and its browser tests".into());
+    }
     let mut c = cargo();
     if let Some(dir) = wasmtime {
         let paths = env::var_os("PATH").unwrap_or_default();
@@ -235,7 +275,7 @@ fn test(extra: &[String], wasmtime: Option<&Path>) -> Result {
     c.args(extra);
     run(c)?;
     if web_ready {
-        browser_tests()
+        browser_tests(required)
     } else {
         eprintln!("\n!!! xtask: SKIPPING the browser tests: node/npm are not installed !!!\n");
         Ok(())
@@ -287,8 +327,9 @@ fn web() -> Result<bool> {
     Ok(true)
 }
 
-/// The playground in Debian's Chromium (playwright-core; no browser download).
-fn browser_tests() -> Result {
+/// The playground in Debian's Chromium (playwright-core; no browser download). `required`: a
+/// missing Chromium fails the tests instead of skipping them.
+fn browser_tests(required: bool) -> Result {
     let webdir = workspace_root().join("web");
     // Rebuild so the binary embeds web/pkg (cargo test may have built it before web/pkg changed).
     let mut build = cargo();
@@ -298,7 +339,11 @@ fn browser_tests() -> Result {
     node.current_dir(&webdir)
         .args(["--test", "--test-reporter=spec", "tests/"])
         .env("PODMUT_BIN", target_dir().join("debug").join("podmut"))
+        .env("PODMUT_CHROMIUM", chromium())
         .env("PODMUT_ARTIFACTS_DIR", target_dir().join("web-test-results"));
+    if required {
+        node.env("PODMUT_REQUIRE_BROWSER", "1");
+    }
     run(node)
 }
 
@@ -321,11 +366,24 @@ fn kubewarden() -> Result<PathBuf> {
         .join("podmut_kubewarden.wasm"))
 }
 
-fn bless() -> Result {
+/// Rewrite each fixture's `expect:` from the native outcome (the runner prints a diff of every
+/// rewrite; a case whose component and native outcomes disagree is not rewritten and fails).
+/// `cargo xtask bless -- update/` blesses one area.
+fn bless(extra: &[String]) -> Result {
     let mut c = cargo();
-    c.args(["test", "--package", "podmut-conformance", "--test", "conformance"])
-        .env("PODMUT_BLESS", "1");
-    run(c)
+    c.args([
+        "test",
+        "--package",
+        "podmut-conformance",
+        "--test",
+        "conformance",
+        "--",
+    ])
+    .args(extra.iter().filter(|a| *a != "--"))
+    .env("PODMUT_BLESS", "1");
+    run(c).map_err(|e| format!("{e}: nothing was rewritten for the failing cases"))?;
+    eprintln!("xtask: blessed; review the rewrites with `git diff tests/cases`");
+    Ok(())
 }
 
 /// Build the release CLI and check every example change in `policies/examples/<name>/` (files
