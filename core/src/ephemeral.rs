@@ -27,7 +27,7 @@ use crate::pod::{PodValidationOptions, validate_update_prefix};
 use crate::podutil::{is_mirror_pod, spec as spec_of};
 use crate::semantic::{diff_paths, semantic_eq};
 use crate::settings::Settings;
-use crate::strategy::{Prepared, reset_object_meta_for_status};
+use crate::strategy::Prepared;
 
 /// `ValidatePodEphemeralContainersUpdate(new, old, opts)`: the update prefix; then a static
 /// (mirror) Pod gets **only** `Forbidden` at `[]`; then existing ephemeral containers may be neither
@@ -87,15 +87,12 @@ pub(crate) fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, setting
 /// The REST layer's `PrepareForUpdate` for `pods/ephemeralcontainers` (`dropNonEphemeralContainerUpdates`):
 /// the stored Pod with the request's `spec.ephemeralContainers`, and the request's identity metadata.
 pub(crate) fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
-    let mut pod = new.clone();
     let mut spec = spec_of(old).into_owned();
     spec.ephemeral_containers = spec_of(new).ephemeral_containers.clone();
-    pod.spec = Some(spec);
-    pod.status.clone_from(&old.status);
-    reset_object_meta_for_status(&mut pod.metadata, &old.metadata);
-    Prepared::new(
+    Prepared::stored_with_spec(
         new,
-        pod,
+        old,
+        spec,
         "pods/ephemeralcontainers applies only spec.ephemeralContainers",
     )
 }

@@ -43,7 +43,7 @@ use crate::pod::{PodValidationOptions, validate_object_meta_update, validate_pod
 use crate::podutil::{init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of};
 use crate::semantic::{containers_eq, specs_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
-use crate::strategy::{Prepared, reset_object_meta_for_status};
+use crate::strategy::Prepared;
 
 /// The origins `pods/resize` reports.
 const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
@@ -282,13 +282,10 @@ pub(crate) fn prepare_update(new: &Pod, old: &Pod, settings: &Settings) -> Prepa
     if pod_level_resize_enabled(settings) {
         spec.resources.clone_from(&ns.resources);
     }
-    let mut pod = new.clone();
-    pod.spec = Some(spec);
-    pod.status.clone_from(&old.status);
-    reset_object_meta_for_status(&mut pod.metadata, &old.metadata);
-    Prepared::new(
+    Prepared::stored_with_spec(
         new,
-        pod,
+        old,
+        spec,
         "pods/resize applies only container resources and resizePolicy",
     )
 }

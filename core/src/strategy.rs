@@ -20,7 +20,7 @@
 //! why it did not stick. An admission webhook already receives the prepared object, so the step is a
 //! no-op there.
 
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use crate::semantic::diff_paths;
@@ -49,6 +49,17 @@ impl Prepared {
         Self { pod, warnings }
     }
 
+    /// What `dropNonEphemeralContainerUpdates` and `dropNonResizeUpdates` share: `spec` (built from
+    /// the stored one), the stored status, and the metadata `ResetObjectMetaForStatus` keeps; `what`
+    /// says what the path applies.
+    pub(crate) fn stored_with_spec(sent: &Pod, stored: &Pod, spec: PodSpec, what: &str) -> Self {
+        let mut pod = sent.clone();
+        pod.spec = Some(spec);
+        pod.status.clone_from(&stored.status);
+        reset_object_meta_for_status(&mut pod.metadata, &stored.metadata);
+        Self::new(sent, pod, what)
+    }
+
     /// The request as sent (the path's strategy changes nothing).
     pub(crate) fn unchanged(sent: &Pod) -> Self {
         Self {
@@ -61,7 +72,7 @@ impl Prepared {
 /// `metav1.ResetObjectMetaForStatus`: the metadata a subresource may not change, copied from the
 /// stored object (deletion timestamp, generation, self link, labels, annotations, finalizers, owner
 /// references).
-pub(crate) fn reset_object_meta_for_status(meta: &mut ObjectMeta, existing: &ObjectMeta) {
+fn reset_object_meta_for_status(meta: &mut ObjectMeta, existing: &ObjectMeta) {
     meta.deletion_timestamp.clone_from(&existing.deletion_timestamp);
     meta.generation = existing.generation;
     meta.self_link.clone_from(&existing.self_link);

@@ -224,6 +224,27 @@ enum Object {
     Binding(Binding),
 }
 
+/// The webhooks of a `ValidatingWebhookConfiguration` or `MutatingWebhookConfiguration`: two
+/// k8s-openapi types with the same matching fields, read the same way.
+macro_rules! webhooks_of {
+    ($ctx:expr, $config:expr) => {{
+        let mut webhooks = Vec::new();
+        for (i, w) in $config.webhooks.unwrap_or_default().into_iter().enumerate() {
+            webhooks.push($ctx.webhook(
+                &Path::new("webhooks").index(i),
+                w.name,
+                w.rules.unwrap_or_default(),
+                w.namespace_selector,
+                w.object_selector,
+                w.match_policy.as_deref(),
+                w.match_conditions.map_or(0, |m| m.len()),
+                w.failure_policy.as_deref(),
+            )?);
+        }
+        webhooks
+    }};
+}
+
 enum Decoded {
     Object(Box<Object>),
     Ignored(String),
@@ -313,20 +334,7 @@ impl Object {
         Ok(match kind {
             "ValidatingWebhookConfiguration" => {
                 let c: ar::ValidatingWebhookConfiguration = ctx.decode(item)?;
-                let mut webhooks = Vec::new();
-                for (i, w) in c.webhooks.unwrap_or_default().into_iter().enumerate() {
-                    let path = Path::new("webhooks").index(i);
-                    webhooks.push(ctx.webhook(
-                        &path,
-                        w.name,
-                        w.rules.unwrap_or_default(),
-                        w.namespace_selector,
-                        w.object_selector,
-                        w.match_policy.as_deref(),
-                        w.match_conditions.map_or(0, |m| m.len()),
-                        w.failure_policy.as_deref(),
-                    )?);
-                }
+                let webhooks = webhooks_of!(ctx, c);
                 Object::Webhooks {
                     kind: "ValidatingWebhookConfiguration",
                     name,
@@ -335,20 +343,7 @@ impl Object {
             }
             "MutatingWebhookConfiguration" => {
                 let c: ar::MutatingWebhookConfiguration = ctx.decode(item)?;
-                let mut webhooks = Vec::new();
-                for (i, w) in c.webhooks.unwrap_or_default().into_iter().enumerate() {
-                    let path = Path::new("webhooks").index(i);
-                    webhooks.push(ctx.webhook(
-                        &path,
-                        w.name,
-                        w.rules.unwrap_or_default(),
-                        w.namespace_selector,
-                        w.object_selector,
-                        w.match_policy.as_deref(),
-                        w.match_conditions.map_or(0, |m| m.len()),
-                        w.failure_policy.as_deref(),
-                    )?);
-                }
+                let webhooks = webhooks_of!(ctx, c);
                 Object::Webhooks {
                     kind: "MutatingWebhookConfiguration",
                     name,
