@@ -2,124 +2,222 @@
 //! `{node, nodeConfig?, allocatedPods?, allocated, desired, settings?}`, or the retry order for a
 //! pending set `{pending: [{desired, allocated}], settings?}`.
 //!
-//! Outcome: `{"outcome", "reason", "message", "resizePending", "changes": [{"kind", "container",
-//! "detail"}], "allocatedContainers": [{"name", "image"}]}`, `{"retryOrder": [...], "dropped":
-//! [...]}`, or `{"inputError": text}`.
+//! Answer (both ways): the `allocate -o json` object `{"outcome", "reason", "message",
+//! "resizePending", "changes": [{"kind", "container", "containerList", "detail"}], "notes",
+//! "allocatedPod"}`, or `{"order": [{"pod", "increasingRequests", "priority", "guaranteed",
+//! "pendingSince"}], "dropped"}` for the retry order. A fixture's `expect` is compared with a
+//! summary: `{"outcome", "reason", "message", "resizePending", "changes": [{"kind", "container",
+//! "detail"}], "allocatedContainers": [{"name", "image"}]}` or `{"retryOrder": [pod], "dropped"}`.
 
-use podmut::bindings::exports::podmut::policy::node::AllocationDecision;
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime};
 
 /// The allocate area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area { native, wasm, view };
 
 fn is_retry(c: &Case) -> bool {
     c.request.as_ref().is_some_and(|r| r.get("pending").is_some())
 }
 
-fn containers(pod: &Value) -> Value {
-    let list: Vec<Value> = pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|c| json!({"name": c.get("name"), "image": c.get("image")}))
-        .collect();
-    Value::Array(list)
+fn condition(type_: &str, status: &str, reason: &str, message: &str, generation: Option<i64>) -> Value {
+    json!({"type": type_, "status": status, "reason": reason, "message": message, "observedGeneration": generation})
 }
 
-fn summary(
-    outcome: &str,
-    reason: &str,
-    message: &str,
-    pending: &Value,
-    changes: &[Value],
-    pod: &Value,
-) -> Value {
-    json!({
-        "outcome": outcome,
-        "reason": reason,
-        "message": message,
-        "resizePending": pending,
-        "changes": changes,
-        "allocatedContainers": containers(pod),
-    })
+fn change(kind: &str, container: &str, list: &str, detail: &str) -> Value {
+    json!({"kind": kind, "container": container, "containerList": list, "detail": detail})
+}
+
+fn entry(pod: &str, increasing: bool, priority: i32, guaranteed: bool, since: Option<&str>) -> Value {
+    json!({"pod": pod, "increasingRequests": increasing, "priority": priority, "guaranteed": guaranteed, "pendingSince": since})
 }
 
 fn native(c: &Case) -> Value {
     let request = json_text(c.request.as_ref()).unwrap_or_default();
     if is_retry(c) {
         return match podmut_core::retry_order_document(&request) {
-            Ok(p) => json!({
-                "retryOrder": p.order.iter().map(|e| e.pod.clone()).collect::<Vec<_>>(),
-                "dropped": p.dropped,
-            }),
-            Err(e) => input_error(e.to_string()),
+            Ok(p) => {
+                let podmut_core::RetryPlan { order, dropped } = &p;
+                let order: Vec<Value> = order
+                    .iter()
+                    .map(|e| {
+                        let podmut_core::RetryEntry {
+                            pod,
+                            increasing_requests,
+                            priority,
+                            guaranteed,
+                            pending_since,
+                        } = e;
+                        entry(
+                            pod,
+                            *increasing_requests,
+                            *priority,
+                            *guaranteed,
+                            pending_since.as_deref(),
+                        )
+                    })
+                    .collect();
+                json!({"order": order, "dropped": dropped})
+            }
+            Err(e) => native_input_error(&e),
         };
     }
     match podmut_core::allocate_document(&request) {
         Ok(d) => {
-            let pending = d
-                .resize_pending
-                .as_ref()
-                .map_or(Value::Null, |p| serde_json::to_value(p).unwrap_or(Value::Null));
-            let changes: Vec<Value> = d
-                .changes
+            let podmut_core::AllocationDecision {
+                outcome,
+                reason,
+                message,
+                allocated_pod,
+                resize_pending,
+                changes,
+                notes,
+            } = &d;
+            let pending = resize_pending.as_ref().map(|p| {
+                let podmut_core::PendingCondition {
+                    type_,
+                    status,
+                    reason,
+                    message,
+                    observed_generation,
+                } = p;
+                condition(type_, status, reason, message, *observed_generation)
+            });
+            let changes: Vec<Value> = changes
                 .iter()
-                .map(|c| json!({"kind": c.kind.as_str(), "container": c.container, "detail": c.detail}))
+                .map(|c| {
+                    let podmut_core::Change {
+                        kind,
+                        container,
+                        container_list,
+                        detail,
+                    } = c;
+                    change(kind.as_str(), container, container_list, detail)
+                })
                 .collect();
-            let pod = serde_json::to_value(&d.allocated_pod).unwrap_or(Value::Null);
-            summary(
-                d.outcome.as_str(),
-                &d.reason,
-                &d.message,
-                &pending,
-                &changes,
-                &pod,
-            )
+            json!({
+                "outcome": outcome.as_str(),
+                "reason": reason,
+                "message": message,
+                "resizePending": pending,
+                "changes": changes,
+                "notes": notes,
+                "allocatedPod": serde_json::to_value(allocated_pod).unwrap_or(Value::Null),
+            })
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => native_input_error(&e),
     }
-}
-
-fn wasm_summary(d: &AllocationDecision) -> Value {
-    let pending = d.resize_pending.as_ref().map_or(Value::Null, |p| {
-        let mut v = json!({"type": p.type_, "status": p.status, "reason": p.reason, "message": p.message});
-        if let (Some(g), Some(o)) = (p.observed_generation, v.as_object_mut()) {
-            o.insert("observedGeneration".into(), json!(g));
-        }
-        v
-    });
-    let changes: Vec<Value> = d
-        .changes
-        .iter()
-        .map(|c| json!({"kind": c.kind, "container": c.container, "detail": c.detail}))
-        .collect();
-    let pod: Value = serde_json::from_str(&d.allocated_pod).unwrap_or(Value::Null);
-    summary(
-        podmut::output::outcome_name(d.outcome),
-        &d.reason,
-        &d.message,
-        &pending,
-        &changes,
-        &pod,
-    )
 }
 
 fn wasm(c: &Case) -> Value {
+    use podmut::bindings::exports::podmut::policy::node;
     let request = json_text(c.request.as_ref()).unwrap_or_default();
     if is_retry(c) {
         return match runtime().retry_order(&request) {
-            Ok(p) => json!({
-                "retryOrder": p.order.iter().map(|e| e.pod.clone()).collect::<Vec<_>>(),
-                "dropped": p.dropped,
-            }),
-            Err(e) => input_error(e.to_string()),
+            Ok(p) => {
+                let node::RetryPlan { order, dropped } = &p;
+                let order: Vec<Value> = order
+                    .iter()
+                    .map(|e| {
+                        let node::RetryEntry {
+                            pod,
+                            increasing_requests,
+                            priority,
+                            guaranteed,
+                            pending_since,
+                        } = e;
+                        entry(
+                            pod,
+                            *increasing_requests,
+                            *priority,
+                            *guaranteed,
+                            pending_since.as_deref(),
+                        )
+                    })
+                    .collect();
+                json!({"order": order, "dropped": dropped})
+            }
+            Err(e) => component_error(&e),
         };
     }
     match runtime().allocate(&request) {
-        Ok(d) => wasm_summary(&d),
-        Err(e) => input_error(e.to_string()),
+        Ok(d) => {
+            let node::AllocationDecision {
+                outcome,
+                reason,
+                message,
+                allocated_pod,
+                resize_pending,
+                changes,
+                notes,
+            } = &d;
+            let pending = resize_pending.as_ref().map(|p| {
+                let node::PodCondition {
+                    type_,
+                    status,
+                    reason,
+                    message,
+                    observed_generation,
+                } = p;
+                condition(type_, status, reason, message, *observed_generation)
+            });
+            let changes: Vec<Value> = changes
+                .iter()
+                .map(|c| {
+                    let node::AllocationChange {
+                        kind,
+                        container,
+                        container_list,
+                        detail,
+                    } = c;
+                    change(kind, container, container_list, detail)
+                })
+                .collect();
+            json!({
+                "outcome": podmut::output::outcome_name(*outcome),
+                "reason": reason,
+                "message": message,
+                "resizePending": pending,
+                "changes": changes,
+                "notes": notes,
+                "allocatedPod": serde_json::from_str::<Value>(allocated_pod)
+                    .unwrap_or_else(|e| json!({"notJson": e.to_string()})),
+            })
+        }
+        Err(e) => component_error(&e),
     }
+}
+
+/// The fixture summary of an answer.
+fn view(answer: &Value) -> Value {
+    if let Some(order) = answer.get("order").and_then(Value::as_array) {
+        let pods: Vec<Value> = order.iter().map(|e| e["pod"].clone()).collect();
+        return json!({"retryOrder": pods, "dropped": answer["dropped"]});
+    }
+    let Some(changes) = answer.get("changes").and_then(Value::as_array) else {
+        return answer.clone();
+    };
+    let changes: Vec<Value> = changes
+        .iter()
+        .map(|c| json!({"kind": c["kind"], "container": c["container"], "detail": c["detail"]}))
+        .collect();
+    let containers: Vec<Value> = answer
+        .pointer("/allocatedPod/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| json!({"name": c.get("name"), "image": c.get("image")}))
+        .collect();
+    let mut pending = answer["resizePending"].clone();
+    if let Some(o) = pending.as_object_mut() {
+        o.retain(|k, v| k != "observedGeneration" || !v.is_null());
+    }
+    json!({
+        "outcome": answer["outcome"],
+        "reason": answer["reason"],
+        "message": answer["message"],
+        "resizePending": pending,
+        "changes": changes,
+        "allocatedContainers": containers,
+    })
 }

@@ -1,48 +1,128 @@
 //! `check` cases: validation of a Pod create or update on a request path.
 //!
-//! Outcome: `{"allowed": bool, "errors": [{"type", "field", "origin"}]}` or `{"inputError": text}`.
+//! Answer (both ways): the `check -o json` object, `{"allowed", "errors": [{"type", "field",
+//! "detail", "badValue"?, "origin", "message"}], "warnings", "message"}`. A fixture's `expect` is
+//! compared with the answer less each error's `message` (upstream's `ErrorBody()`, which the type,
+//! `badValue` and `detail` already spell out; the top-level `message` is kept).
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime, settings_text};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime, settings_text};
 
 /// The check area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area { native, wasm, view };
+
+/// One error of the answer.
+fn error(
+    type_: &str,
+    field: &str,
+    detail: &str,
+    bad_value: Option<&str>,
+    origin: &str,
+    message: &str,
+) -> Value {
+    let mut e =
+        json!({"type": type_, "field": field, "detail": detail, "origin": origin, "message": message});
+    if let (Some(v), Some(o)) = (bad_value, e.as_object_mut()) {
+        o.insert("badValue".into(), json!(v));
+    }
+    e
+}
+
+fn answer(allowed: bool, errors: &[Value], warnings: &[String], message: &str) -> Value {
+    json!({"allowed": allowed, "errors": errors, "warnings": warnings, "message": message})
+}
 
 fn native(c: &Case) -> Value {
     let sub = match c.subresource.parse::<podmut_core::Subresource>() {
         Ok(s) => s,
-        Err(e) => return input_error(e),
+        Err(e) => return json!({"caseError": e}),
     };
     let new = json_text(c.new.as_ref()).unwrap_or_default();
     match podmut_core::check_documents(json_text(c.old.as_ref()).as_deref(), &new, sub, &settings_text(c)) {
         Ok(v) => {
-            let errors: Vec<Value> = v
-                .errors
+            let podmut_core::Verdict {
+                allowed,
+                errors,
+                warnings,
+                message,
+            } = &v;
+            let errors: Vec<Value> = errors
                 .iter()
-                .map(|e| json!({"type": e.error_type.cause_type(), "field": e.field.to_string(), "origin": e.origin}))
+                .map(|e| {
+                    let podmut_core::FieldError {
+                        error_type,
+                        field,
+                        bad_value: _,
+                        detail,
+                        origin,
+                    } = e;
+                    error(
+                        error_type.cause_type(),
+                        &field.to_string(),
+                        detail,
+                        e.rendered_bad_value().as_deref(),
+                        origin,
+                        &e.body(),
+                    )
+                })
                 .collect();
-            json!({"allowed": v.allowed, "errors": errors})
+            answer(*allowed, &errors, warnings, message)
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => native_input_error(&e),
     }
 }
 
 fn wasm(c: &Case) -> Value {
     let sub = match podmut::output::parse_subresource(&c.subresource) {
         Ok(s) => s,
-        Err(e) => return input_error(e),
+        Err(e) => return json!({"caseError": e}),
     };
     let new = json_text(c.new.as_ref()).unwrap_or_default();
     match runtime().check(json_text(c.old.as_ref()).as_deref(), &new, sub, &settings_text(c)) {
         Ok(v) => {
-            let errors: Vec<Value> = v
-                .errors
+            let podmut::types::Verdict {
+                allowed,
+                errors,
+                warnings,
+                message,
+            } = &v;
+            let errors: Vec<Value> = errors
                 .iter()
-                .map(|e| json!({"type": podmut::output::cause_type(e.type_), "field": e.field, "origin": e.origin}))
+                .map(|e| {
+                    let podmut::types::FieldError {
+                        field,
+                        type_,
+                        detail,
+                        bad_value,
+                        origin,
+                        message,
+                    } = e;
+                    error(
+                        podmut::output::cause_type(*type_),
+                        field,
+                        detail,
+                        bad_value.as_deref(),
+                        origin,
+                        message,
+                    )
+                })
                 .collect();
-            json!({"allowed": v.allowed, "errors": errors})
+            answer(*allowed, &errors, warnings, message)
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => component_error(&e),
     }
+}
+
+/// The answer less each error's `message`.
+fn view(answer: &Value) -> Value {
+    let mut v = answer.clone();
+    if let Some(errors) = v.get_mut("errors").and_then(Value::as_array_mut) {
+        for e in errors {
+            if let Some(o) = e.as_object_mut() {
+                o.remove("message");
+            }
+        }
+    }
+    v
 }

@@ -2,18 +2,22 @@
 //!
 //! `request` holds the configuration objects (a list, or one object), or
 //! `{configs: [...], scope: {namespaceLabels: {k: v}, podLabels: {k: v}, podName: name}}` to scope
-//! the check to one Pod. Outcome: `{"dynamicAllowed", "handlers": [{"kind", "name", "binding"?,
-//! "interceptsPods", "interceptsDynamic", "inScope", "blocksDynamic", "fix", "notes"}],
-//! "ignored"}` or `{"inputError": text}`.
+//! the check to one Pod. Answer (both ways) and `expect`: `{"dynamicAllowed", "handlers":
+//! [{"kind", "name", "binding", "interceptsPods", "interceptsDynamic", "inScope", "blocksDynamic",
+//! "fix", "notes"}], "ignored"}`.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, runtime};
+use crate::{Area, Case, component_error, native_input_error, runtime};
 
 /// The coverage area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area {
+    native,
+    wasm,
+    view: Value::clone,
+};
 
 /// The configs document and the scope of a case.
 fn split(c: &Case) -> (String, Option<Value>) {
@@ -40,6 +44,33 @@ fn pod_name(scope: Option<&Value>) -> Option<String> {
     scope?.get("podName")?.as_str().map(str::to_owned)
 }
 
+/// One handler of the answer: the fields in the WIT record's order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one flat row per handler keeps native and wasm answers identical"
+)]
+fn handler(
+    kind: &str,
+    name: &str,
+    binding: Option<&str>,
+    intercepts: (bool, bool),
+    in_scope: bool,
+    blocks: bool,
+    fix: &str,
+    notes: &[String],
+) -> Value {
+    let mut h = json!({
+        "kind": kind, "name": name,
+        "interceptsPods": intercepts.0, "interceptsDynamic": intercepts.1,
+        "inScope": in_scope, "blocksDynamic": blocks, "fix": fix, "notes": notes,
+    });
+    // `binding` only where there is one, as `coverage -o json` prints it.
+    if let (Some(b), Some(o)) = (binding, h.as_object_mut()) {
+        o.insert("binding".into(), json!(b));
+    }
+    h
+}
+
 fn native(c: &Case) -> Value {
     let (configs, scope) = split(c);
     let scope = podmut_core::CoverageScope {
@@ -48,12 +79,46 @@ fn native(c: &Case) -> Value {
         pod_name: pod_name(scope.as_ref()),
     };
     match podmut_core::coverage(&configs, &scope) {
-        Ok(r) => serde_json::to_value(&r).unwrap_or_else(|e| input_error(e.to_string())),
-        Err(e) => input_error(e.to_string()),
+        Ok(r) => {
+            let podmut_core::CoverageReport {
+                dynamic_allowed,
+                handlers,
+                ignored,
+            } = &r;
+            let handlers: Vec<Value> = handlers
+                .iter()
+                .map(|h| {
+                    let podmut_core::HandlerCoverage {
+                        kind,
+                        name,
+                        binding,
+                        intercepts_pods,
+                        intercepts_dynamic,
+                        in_scope,
+                        blocks_dynamic,
+                        fix,
+                        notes,
+                    } = h;
+                    handler(
+                        kind,
+                        name,
+                        binding.as_deref(),
+                        (*intercepts_pods, *intercepts_dynamic),
+                        *in_scope,
+                        *blocks_dynamic,
+                        fix,
+                        notes,
+                    )
+                })
+                .collect();
+            json!({"dynamicAllowed": dynamic_allowed, "handlers": handlers, "ignored": ignored})
+        }
+        Err(e) => native_input_error(&e),
     }
 }
 
 fn wasm(c: &Case) -> Value {
+    use podmut::bindings::exports::podmut::policy::admission;
     let (configs, scope) = split(c);
     let to_list = |m: Option<BTreeMap<String, String>>| m.map(|m| m.into_iter().collect::<Vec<_>>());
     let wit_scope = scope.as_ref().map(|s| podmut::types::CoverageScope {
@@ -63,28 +128,39 @@ fn wasm(c: &Case) -> Value {
     });
     match runtime().coverage_scoped(&configs, wit_scope.as_ref()) {
         Ok(r) => {
-            let handlers: Vec<Value> = r
-                .handlers
+            let admission::CoverageReport {
+                dynamic_allowed,
+                handlers,
+                ignored,
+            } = &r;
+            let handlers: Vec<Value> = handlers
                 .iter()
                 .map(|h| {
-                    let mut v = json!({
-                        "kind": h.kind,
-                        "name": h.name,
-                        "interceptsPods": h.intercepts_pods,
-                        "interceptsDynamic": h.intercepts_dynamic,
-                        "inScope": h.in_scope,
-                        "blocksDynamic": h.blocks_dynamic,
-                        "fix": h.fix,
-                        "notes": h.notes,
-                    });
-                    if let (Some(b), Some(o)) = (&h.binding, v.as_object_mut()) {
-                        o.insert("binding".into(), json!(b));
-                    }
-                    v
+                    let admission::HandlerCoverage {
+                        kind,
+                        name,
+                        binding,
+                        intercepts_pods,
+                        intercepts_dynamic,
+                        in_scope,
+                        blocks_dynamic,
+                        fix,
+                        notes,
+                    } = h;
+                    handler(
+                        kind,
+                        name,
+                        binding.as_deref(),
+                        (*intercepts_pods, *intercepts_dynamic),
+                        *in_scope,
+                        *blocks_dynamic,
+                        fix,
+                        notes,
+                    )
                 })
                 .collect();
-            json!({"dynamicAllowed": r.dynamic_allowed, "handlers": handlers, "ignored": r.ignored})
+            json!({"dynamicAllowed": dynamic_allowed, "handlers": handlers, "ignored": ignored})
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => component_error(&e),
     }
 }

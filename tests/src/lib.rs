@@ -28,13 +28,16 @@ pub mod probes;
 pub mod qos;
 pub mod statuses;
 
-/// How an area runs its cases: natively and through the component, both giving outcome JSON.
+/// How an area runs its cases: natively and through the component, both giving the function's
+/// whole answer as JSON of one shape, and the view of it a fixture's `expect` is compared with.
 #[derive(Clone, Copy, Debug)]
 pub struct Area {
-    /// Run against podmut-core.
+    /// podmut-core's whole answer.
     pub native: fn(&Case) -> Value,
-    /// Run through the component.
+    /// The component's whole answer, in the same shape.
     pub wasm: fn(&Case) -> Value,
+    /// The part of an answer `expect` is compared with and bless writes (input errors aside).
+    pub view: fn(&Value) -> Value,
 }
 
 /// The area a case directory belongs to.
@@ -49,9 +52,54 @@ pub fn area_for(name: &str) -> Area {
     }
 }
 
-/// The outcome of an input error.
-pub fn input_error(text: impl Into<String>) -> Value {
-    json!({ "inputError": text.into() })
+/// A native input error as an answer: `{"inputError": {"kind", "input", "message"}}`.
+pub fn native_input_error(e: &podmut_core::InputError) -> Value {
+    use podmut_core::InputError as E;
+    let (kind, input, message) = match e {
+        E::Malformed { input, message } => ("malformed", input.as_str(), message.as_str()),
+        E::WrongKind { input, message } => ("wrong-kind", input.as_str(), message.as_str()),
+        E::TooLarge { input, message } => ("too-large", input.as_str(), message.as_str()),
+        E::BadSettings { input, message } => ("bad-settings", input.as_str(), message.as_str()),
+        E::NotImplemented(what) => ("not-implemented", "", what.as_str()),
+    };
+    json!({"inputError": {"kind": kind, "input": input, "message": message}})
+}
+
+/// A component call's failure as an answer: an input error in the native shape, or
+/// `{"componentFailure": text}` when the component failed as a program (trap, deadline, memory),
+/// which no native answer equals.
+pub fn component_error(e: &podmut::CallError) -> Value {
+    use podmut::types::InputError as E;
+    match e {
+        podmut::CallError::Input(i) => {
+            let (kind, input, message) = match i {
+                E::Malformed(p) => ("malformed", p.input.as_str(), p.message.as_str()),
+                E::WrongKind(p) => ("wrong-kind", p.input.as_str(), p.message.as_str()),
+                E::TooLarge(p) => ("too-large", p.input.as_str(), p.message.as_str()),
+                E::BadSettings(p) => ("bad-settings", p.input.as_str(), p.message.as_str()),
+                E::NotImplemented(what) => ("not-implemented", "", what.as_str()),
+            };
+            json!({"inputError": {"kind": kind, "input": input, "message": message}})
+        }
+        podmut::CallError::Host(h) => json!({"componentFailure": h.to_string()}),
+    }
+}
+
+/// What `expect` is compared with: an input error as its text `<input>: <message>`, anything
+/// else through the area's view.
+fn expect_view(area: &Area, answer: &Value) -> Value {
+    match answer.get("inputError") {
+        Some(e) if e.is_object() => {
+            let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
+            let shown = if text("input").is_empty() {
+                format!("not implemented: {}", text("message"))
+            } else {
+                format!("{}: {}", text("input"), text("message"))
+            };
+            json!({ "inputError": shown })
+        }
+        _ => (area.view)(answer),
+    }
 }
 
 /// Load every fixture under `dir` (sorted), documents expanded (`tests/cases/README.md`).
@@ -104,44 +152,29 @@ pub fn satisfies(actual: &Value, expected: &Value) -> bool {
 
 /// Run one case both ways; `Err` explains every disagreement.
 ///
-/// With `bless`, the case's `expect:` block is rewritten from the native outcome instead (the
-/// rest of the file stays as written) and the change is printed as a diff; a case whose component
-/// and native outcomes disagree is not blessed but fails.
+/// Native and component must give the same whole answer, and its view must satisfy `expect`.
+/// With `bless`, the case's `expect:` block is rewritten from the native view instead (the rest of
+/// the file stays as written) and the change is printed as a diff; a case whose component and
+/// native answers disagree is not blessed but fails.
 pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
     let area = area_for(&c.area);
     let native = (area.native)(&c.case);
     let wasm = (area.wasm)(&c.case);
     let mut problems = Vec::new();
-    // Beyond the expectation, both implementations must agree on everything but input-error wording
-    // (the host prefixes it differently).
-    let comparable = |v: &Value| {
-        if v.get("inputError").is_some() {
-            json!("input error")
-        } else {
-            v.clone()
-        }
-    };
-    if comparable(&native) != comparable(&wasm) {
+    if native != wasm {
         problems.push(format!(
             "component and native disagree:\n  native: {native}\n  wasm:   {wasm}"
         ));
     }
+    let view = expect_view(&area, &native);
     if bless && problems.is_empty() {
-        return bless_case(c, &native);
+        return bless_case(c, &view);
     }
-    if !bless {
-        if !satisfies(&native, &c.case.expect) {
-            problems.push(format!(
-                "native outcome differs from expect:\n  expect: {}\n  native: {native}",
-                c.case.expect
-            ));
-        }
-        if !satisfies(&wasm, &c.case.expect) {
-            problems.push(format!(
-                "component outcome differs from expect:\n  expect: {}\n  wasm:   {wasm}",
-                c.case.expect
-            ));
-        }
+    if !bless && !satisfies(&view, &c.case.expect) {
+        problems.push(format!(
+            "the answer differs from expect:\n  expect: {}\n  answer: {view}",
+            c.case.expect
+        ));
     }
     if problems.is_empty() {
         return Ok(());
@@ -157,14 +190,14 @@ pub fn run_case(c: &LoadedCase, bless: bool) -> Result<(), String> {
     Err(report)
 }
 
-/// Rewrite the case's `expect:` from the native outcome and print what changed.
-fn bless_case(c: &LoadedCase, native: &Value) -> Result<(), String> {
+/// Rewrite the case's `expect:` from the native view and print what changed.
+fn bless_case(c: &LoadedCase, view: &Value) -> Result<(), String> {
     // An input error keeps its hand-written (substring) expectation.
-    if native.get("inputError").is_some() && c.case.expect.get("inputError").is_some() {
+    if view.get("inputError").is_some() && c.case.expect.get("inputError").is_some() {
         return Ok(());
     }
     let text =
-        podmut_fixtures::with_expect(&c.text, native).map_err(|e| format!("{}: {e}", c.path.display()))?;
+        podmut_fixtures::with_expect(&c.text, view).map_err(|e| format!("{}: {e}", c.path.display()))?;
     if text != c.text {
         std::fs::write(&c.path, &text).map_err(|e| format!("{}: {e}", c.path.display()))?;
         eprint!(

@@ -1,47 +1,51 @@
 //! `probes` cases: the kubelet's probe-worker plan for `old` -> `new` (with optional `settings`).
 //!
-//! Outcome: `{"reconciled", "actions": [{"container", "containerList", "probe", "action",
-//! "changedFields", "resetCounts", "cancelInFlight", "runPromptly", "nextRun", "initialResult",
-//! "readyEffect", "startedEffect", "event"}]}` or `{"inputError": text}`.
+//! Answer (both ways): `{"reconciled", "reason", "actions": [{"container", "containerList",
+//! "probe", "action", "changedFields", "resetCounts", "cancelInFlight", "runPromptly", "nextRun",
+//! "initialResult", "readyEffect", "startedEffect", "event", "notes"}]}`. A fixture's `expect` is
+//! compared with it less `reason` and each action's `notes` (prose the kubelet does not publish).
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime, settings_text};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime, settings_text};
 
 /// The probes area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area { native, wasm, view };
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one flat row per probe action keeps native and wasm summaries identical"
-)]
-fn row(
-    container: &str,
-    list: &str,
-    probe: &str,
-    action: &str,
-    changed: &[String],
+/// One action of the answer: the fields in the WIT record's order.
+struct Row<'a> {
+    container: &'a str,
+    list: &'a str,
+    probe: &'a str,
+    action: &'a str,
+    changed: &'a [String],
     flags: (bool, bool, bool),
-    next_run: &str,
-    initial: Option<&str>,
-    effects: (&str, &str),
-    event: Option<&str>,
-) -> Value {
-    json!({
-        "container": container,
-        "containerList": list,
-        "probe": probe,
-        "action": action,
-        "changedFields": changed,
-        "resetCounts": flags.0,
-        "cancelInFlight": flags.1,
-        "runPromptly": flags.2,
-        "nextRun": next_run,
-        "initialResult": initial,
-        "readyEffect": effects.0,
-        "startedEffect": effects.1,
-        "event": event,
-    })
+    next_run: &'a str,
+    initial: Option<&'a str>,
+    effects: (&'a str, &'a str),
+    event: Option<&'a str>,
+    notes: &'a [String],
+}
+
+impl Row<'_> {
+    fn json(&self) -> Value {
+        json!({
+            "container": self.container,
+            "containerList": self.list,
+            "probe": self.probe,
+            "action": self.action,
+            "changedFields": self.changed,
+            "resetCounts": self.flags.0,
+            "cancelInFlight": self.flags.1,
+            "runPromptly": self.flags.2,
+            "nextRun": self.next_run,
+            "initialResult": self.initial,
+            "readyEffect": self.effects.0,
+            "startedEffect": self.effects.1,
+            "event": self.event,
+            "notes": self.notes,
+        })
+    }
 }
 
 fn native(c: &Case) -> Value {
@@ -49,55 +53,116 @@ fn native(c: &Case) -> Value {
     let new = json_text(c.new.as_ref()).unwrap_or_default();
     match podmut_core::probe_plan_documents(&old, &new, &settings_text(c)) {
         Ok(p) => {
-            let actions: Vec<Value> = p
-                .actions
+            let podmut_core::ProbeReconciliation {
+                reconciled,
+                reason,
+                actions,
+            } = &p;
+            let actions: Vec<Value> = actions
                 .iter()
                 .map(|a| {
-                    row(
-                        &a.container,
-                        &a.container_list,
-                        a.probe.as_str(),
-                        a.action.as_str(),
-                        &a.changed_fields,
-                        (a.reset_counts, a.cancel_in_flight, a.run_promptly),
-                        &a.next_run,
-                        a.initial_result.as_deref(),
-                        (&a.ready_effect, &a.started_effect),
-                        a.event.as_deref(),
-                    )
+                    let podmut_core::ProbeAction {
+                        container,
+                        container_list,
+                        probe,
+                        action,
+                        changed_fields,
+                        reset_counts,
+                        cancel_in_flight,
+                        run_promptly,
+                        next_run,
+                        initial_result,
+                        ready_effect,
+                        started_effect,
+                        event,
+                        notes,
+                    } = a;
+                    Row {
+                        container,
+                        list: container_list,
+                        probe: probe.as_str(),
+                        action: action.as_str(),
+                        changed: changed_fields,
+                        flags: (*reset_counts, *cancel_in_flight, *run_promptly),
+                        next_run,
+                        initial: initial_result.as_deref(),
+                        effects: (ready_effect, started_effect),
+                        event: event.as_deref(),
+                        notes,
+                    }
+                    .json()
                 })
                 .collect();
-            json!({"reconciled": p.reconciled, "actions": actions})
+            json!({"reconciled": reconciled, "reason": reason, "actions": actions})
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => native_input_error(&e),
     }
 }
 
 fn wasm(c: &Case) -> Value {
+    use podmut::bindings::exports::podmut::policy::node;
     let old = json_text(c.old.as_ref()).unwrap_or_default();
     let new = json_text(c.new.as_ref()).unwrap_or_default();
     match runtime().probe_plan(&old, &new, &settings_text(c)) {
         Ok(p) => {
-            let actions: Vec<Value> = p
-                .actions
+            let node::ProbeReconciliation {
+                reconciled,
+                reason,
+                actions,
+            } = &p;
+            let actions: Vec<Value> = actions
                 .iter()
                 .map(|a| {
-                    row(
-                        &a.container,
-                        &a.container_list,
-                        &a.probe,
-                        &a.action,
-                        &a.changed_fields,
-                        (a.reset_counts, a.cancel_in_flight, a.run_promptly),
-                        &a.next_run,
-                        a.initial_result.as_deref(),
-                        (&a.ready_effect, &a.started_effect),
-                        a.event.as_deref(),
-                    )
+                    let node::ProbeAction {
+                        container,
+                        container_list,
+                        probe,
+                        action,
+                        changed_fields,
+                        reset_counts,
+                        cancel_in_flight,
+                        run_promptly,
+                        next_run,
+                        initial_result,
+                        ready_effect,
+                        started_effect,
+                        event,
+                        notes,
+                    } = a;
+                    Row {
+                        container,
+                        list: container_list,
+                        probe,
+                        action,
+                        changed: changed_fields,
+                        flags: (*reset_counts, *cancel_in_flight, *run_promptly),
+                        next_run,
+                        initial: initial_result.as_deref(),
+                        effects: (ready_effect, started_effect),
+                        event: event.as_deref(),
+                        notes,
+                    }
+                    .json()
                 })
                 .collect();
-            json!({"reconciled": p.reconciled, "actions": actions})
+            json!({"reconciled": reconciled, "reason": reason, "actions": actions})
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => component_error(&e),
     }
+}
+
+/// The answer less `reason` and the actions' `notes`.
+fn view(answer: &Value) -> Value {
+    let mut v = answer.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("reason");
+    }
+    if let Some(actions) = v.get_mut("actions").and_then(Value::as_array_mut) {
+        for a in actions {
+            if let Some(o) = a.as_object_mut() {
+                o.remove("notes");
+            }
+        }
+    }
+    v
 }

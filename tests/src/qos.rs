@@ -1,14 +1,18 @@
-//! `qos` cases: a Pod's QoS class. Outcome: `{"qosClass": "..."}` or `{"inputError": text}`.
+//! `qos` cases: a Pod's QoS class. Answer (both ways) and `expect`: `{"qosClass": "..."}`.
 //!
 //! `request: {alwaysCompute: true}` asks for `ComputePodQOS` (ignore `status.qosClass`, the CLI's
 //! `--compute`); by default `status.qosClass` wins (`GetPodQOS`).
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime};
 
 /// The qos area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area {
+    native,
+    wasm,
+    view: Value::clone,
+};
 
 fn always_compute(c: &Case) -> bool {
     c.request
@@ -22,7 +26,7 @@ fn native(c: &Case) -> Value {
     let pod = json_text(c.pod.as_ref()).unwrap_or_default();
     match podmut_core::qos_document(&pod, !c.no_defaults, always_compute(c)) {
         Ok(q) => json!({"qosClass": q.as_str()}),
-        Err(e) => input_error(e.to_string()),
+        Err(e) => native_input_error(&e),
     }
 }
 
@@ -34,6 +38,6 @@ fn wasm(c: &Case) -> Value {
     };
     match runtime().qos(&pod, opts) {
         Ok(q) => json!({"qosClass": podmut::output::qos_name(q)}),
-        Err(e) => input_error(e.to_string()),
+        Err(e) => component_error(&e),
     }
 }

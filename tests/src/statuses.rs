@@ -1,22 +1,44 @@
 //! `statuses` cases: the container statuses the kubelet would publish for a request document
 //! `{pod, allocated?, settings?}`.
 //!
-//! Outcome (a summary of the report): `{"ready", "statuses": [{"name", "state", "reason", "ready"}],
-//! "unallocated", "removalPending", "terminating", "removed", "garbageCollected", "conditions":
-//! [{"type", "status", "reason", "message"}]}` or `{"inputError": text}`.
+//! Answer (both ways): the whole report as JSON. A fixture's `expect` is compared with a summary:
+//! `{"ready", "statuses": [{"name", "state", "reason", "ready"}], "unallocated", "removalPending",
+//! "terminating", "removed", "garbageCollected", "conditions": [{"type", "status", "reason",
+//! "message"}]}`.
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime};
 
 /// The statuses area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area { native, wasm, view };
 
-/// The fixture summary of the report JSON both implementations return.
-fn summarize(report: &str) -> Value {
-    let Ok(r) = serde_json::from_str::<Value>(report) else {
-        return input_error(format!("not JSON: {report}"));
-    };
+/// The report text both implementations return, as JSON.
+fn parse(report: &str) -> Value {
+    serde_json::from_str(report).unwrap_or_else(|e| json!({"notJson": e.to_string(), "text": report}))
+}
+
+fn native(c: &Case) -> Value {
+    let request = json_text(c.request.as_ref()).unwrap_or_default();
+    match podmut_core::container_statuses_document(&request) {
+        Ok(r) => parse(&r),
+        Err(e) => native_input_error(&e),
+    }
+}
+
+fn wasm(c: &Case) -> Value {
+    let request = json_text(c.request.as_ref()).unwrap_or_default();
+    match runtime().container_statuses(&request) {
+        Ok(r) => parse(&r),
+        Err(e) => component_error(&e),
+    }
+}
+
+/// The fixture summary of a report.
+fn view(r: &Value) -> Value {
+    if r.get("notJson").is_some() {
+        return r.clone();
+    }
     let statuses: Vec<Value> = r
         .get("containerStatuses")
         .and_then(Value::as_array)
@@ -48,20 +70,4 @@ fn summarize(report: &str) -> Value {
         "garbageCollected": r.get("garbageCollected"),
         "conditions": conditions,
     })
-}
-
-fn native(c: &Case) -> Value {
-    let request = json_text(c.request.as_ref()).unwrap_or_default();
-    match podmut_core::container_statuses_document(&request) {
-        Ok(r) => summarize(&r),
-        Err(e) => input_error(e.to_string()),
-    }
-}
-
-fn wasm(c: &Case) -> Value {
-    let request = json_text(c.request.as_ref()).unwrap_or_default();
-    match runtime().container_statuses(&request) {
-        Ok(r) => summarize(&r),
-        Err(e) => input_error(e.to_string()),
-    }
 }
