@@ -29,7 +29,6 @@ pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut_mi
     reason = "wit-bindgen's export! glue expands to unsafe extern functions"
 )]
 mod guest {
-    #[expect(missing_docs, unreachable_pub, reason = "wit-bindgen generated code")]
     mod bindings {
         wit_bindgen::generate!({
             path: "../../wit",
