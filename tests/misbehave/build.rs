@@ -1,6 +1,6 @@
 //! Natively, builds this same crate for `wasm32-wasip2` with a nested cargo (the pattern of
-//! wasmtime's `test-programs/artifacts/build.rs`) so `COMPONENT` can embed it. For the wasm32
-//! target itself there is nothing to do.
+//! wasmtime's `test-programs/artifacts/build.rs`) so `COMPONENT` can embed it, or embeds the
+//! prebuilt `PODMUT_MISBEHAVE_WASM`. For the wasm32 target itself there is nothing to do.
 
 #![expect(
     clippy::expect_used,
@@ -17,6 +17,17 @@ fn main() {
         return;
     }
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let dest = out_dir.join("podmut_misbehave.wasm");
+    // `cargo xtask` builds the component once for every consumer and passes it in.
+    println!("cargo:rerun-if-env-changed=PODMUT_MISBEHAVE_WASM");
+    if let Some(prebuilt) = env::var_os("PODMUT_MISBEHAVE_WASM") {
+        let prebuilt = PathBuf::from(prebuilt);
+        println!("cargo:rerun-if-changed={}", prebuilt.display());
+        let bytes = std::fs::read(&prebuilt)
+            .unwrap_or_else(|e| panic!("cannot read PODMUT_MISBEHAVE_WASM {}: {e}", prebuilt.display()));
+        write_if_changed(&dest, &bytes);
+        return;
+    }
     let manifest_dir =
         PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let workspace = manifest_dir
@@ -77,8 +88,11 @@ fn main() {
         .join("release")
         .join("podmut_misbehave.wasm");
     let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
-    let dest = out_dir.join("podmut_misbehave.wasm");
-    if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
-        std::fs::write(&dest, &bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+    write_if_changed(&dest, &bytes);
+}
+
+fn write_if_changed(dest: &std::path::Path, bytes: &[u8]) {
+    if std::fs::read(dest).ok().as_deref() != Some(bytes) {
+        std::fs::write(dest, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
     }
 }

@@ -86,7 +86,16 @@ fn deployment_service_and_certificates_fit_together() {
         .iter()
         .map(|a| a.as_str().unwrap())
         .collect();
-    assert_eq!(args[0], "serve");
+    // The image's entrypoint is `/podmut serve` (cargo xtask dist): args are serve's flags.
+    assert!(
+        c.get("command").is_none(),
+        "the image's entrypoint runs podmut serve"
+    );
+    assert!(args.iter().all(|a| a.starts_with("--")), "{args:?}");
+    assert!(
+        args.contains(&"--no-cache"),
+        "read-only root: the precompiled code needs no cache"
+    );
     assert!(args.contains(&"--tls-cert=/etc/podmut/tls/tls.crt"));
     assert!(args.contains(&"--tls-key=/etc/podmut/tls/tls.key"));
     assert!(args.contains(&"--log-format=json"));
@@ -128,6 +137,71 @@ fn deployment_service_and_certificates_fit_together() {
     );
     let kustomization = std::fs::read_to_string(policies().join("deploy/kustomization.yaml")).unwrap();
     assert!(kustomization.contains("webhook.yaml") && kustomization.contains("cert-manager.yaml"));
+}
+
+#[test]
+fn the_deployment_runs_the_dist_image_and_scales_on_cpu() {
+    let docs = documents(&policies().join("deploy/webhook.yaml"));
+    let deploy = find(&docs, "Deployment");
+    let pdb = find(&docs, "PodDisruptionBudget");
+    let c = &deploy["spec"]["template"]["spec"]["containers"][0];
+    let image = c["image"].as_str().unwrap();
+    let (name, tag) = image.rsplit_once(':').unwrap();
+    assert_eq!(tag, env!("CARGO_PKG_VERSION"), "the image of this release");
+
+    // kustomize's images: override names exactly that image, so a user's registry replaces it.
+    let kustomization: serde_json::Value = serde_yaml_ng::from_str(
+        &std::fs::read_to_string(policies().join("deploy/kustomization.yaml")).unwrap(),
+    )
+    .unwrap();
+    let images = kustomization["images"].as_array().unwrap();
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0]["name"], name);
+    assert_eq!(images[0]["newTag"], tag);
+    let resources: Vec<&str> = kustomization["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(resources.contains(&"hpa.yaml"), "{resources:?}");
+
+    // The image's user, and the Pod's, are the same numeric non-root user.
+    let pod_sc = &deploy["spec"]["template"]["spec"]["securityContext"];
+    assert_eq!(pod_sc["runAsUser"], 65532);
+    assert_eq!(pod_sc["runAsGroup"], 65532);
+
+    // Requests for scheduling and the autoscaler, a memory limit above them.
+    let requests = &c["resources"]["requests"];
+    let mem = |q: &serde_json::Value| -> u64 {
+        let q = q.as_str().unwrap();
+        q.strip_suffix("Mi").unwrap().parse::<u64>().unwrap()
+    };
+    assert!(requests["cpu"].as_str().unwrap().ends_with('m'));
+    assert!(
+        mem(&requests["memory"]) >= 32,
+        "at least the measured ~30 MiB RSS"
+    );
+    assert!(mem(&c["resources"]["limits"]["memory"]) > mem(&requests["memory"]));
+
+    let hpa = documents(&policies().join("deploy/hpa.yaml"));
+    let hpa = find(&hpa, "HorizontalPodAutoscaler");
+    assert_eq!(hpa["apiVersion"], "autoscaling/v2");
+    assert_eq!(hpa["metadata"]["namespace"], deploy["metadata"]["namespace"]);
+    let target = &hpa["spec"]["scaleTargetRef"];
+    assert_eq!(target["kind"], "Deployment");
+    assert_eq!(target["apiVersion"], "apps/v1");
+    assert_eq!(target["name"], deploy["metadata"]["name"]);
+    assert_eq!(hpa["spec"]["minReplicas"], deploy["spec"]["replicas"]);
+    assert!(hpa["spec"]["maxReplicas"].as_u64().unwrap() > hpa["spec"]["minReplicas"].as_u64().unwrap());
+    assert!(
+        hpa["spec"]["minReplicas"].as_i64().unwrap() > pdb["spec"]["minAvailable"].as_i64().unwrap(),
+        "a drain never takes the webhook below the PodDisruptionBudget"
+    );
+    let metric = &hpa["spec"]["metrics"][0];
+    assert_eq!(metric["type"], "Resource");
+    assert_eq!(metric["resource"]["name"], "cpu");
+    assert_eq!(metric["resource"]["target"]["type"], "Utilization");
 }
 
 #[test]

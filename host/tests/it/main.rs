@@ -15,6 +15,7 @@ mod support;
 mod cli;
 mod component;
 mod deploy;
+mod dist;
 mod node_cli;
 mod serve;
 mod version;

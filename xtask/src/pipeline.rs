@@ -1,0 +1,197 @@
+//! The one build everything else uses (tests, lint, dist): each artefact is built once and handed
+//! to the next step by path.
+//!
+//! 1. The components, release: `podmut-guest` (the product) and `podmut-misbehave` (a test
+//!    component) for wasm32-wasip2, `podmut-kubewarden` for wasm32-unknown-unknown.
+//! 2. The playground: `web/pkg` transpiled from exactly that component, so the host embeds it.
+//! 3. The host and every test, benchmark and tool in ONE cargo invocation, release profile,
+//!    static target (`x86_64-unknown-linux-musl`), with the components passed in
+//!    (`PODMUT_GUEST_WASM`, `PODMUT_MISBEHAVE_WASM`): no nested cargo builds them again.
+//! 4. `podmut precompile` on the result, then the same invocation again with
+//!    `PODMUT_PRECOMPILED`: only the `podmut` binary is relinked (see `host/src/main.rs`).
+//!
+//! With `lint`, every cargo invocation runs rustc through `clippy-driver` for the workspace's own
+//! crates (`RUSTC_WORKSPACE_WRAPPER` + `CLIPPY_ARGS=-D warnings`, what `cargo clippy` sets up), so
+//! the real builds are also the lint: no separate check build of every dependency. Step 1 lints
+//! core, guest and misbehave for wasm32-wasip2 and core and kubewarden for wasm32-unknown-unknown;
+//! step 3 lints every workspace crate natively, with all targets.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::cmd::{Result, cargo, run, stdout_of, step, target_dir};
+use crate::setup::HOST_TARGET;
+use crate::web;
+
+/// The built components.
+#[derive(Debug, Clone)]
+pub(crate) struct Components {
+    /// The podmut component (`podmut component` writes exactly these bytes).
+    pub(crate) guest: PathBuf,
+    /// The misbehaving test component (tests/misbehave; never shipped).
+    pub(crate) misbehave: PathBuf,
+    /// The Kubewarden waPC module (not yet annotated).
+    pub(crate) kubewarden: PathBuf,
+}
+
+/// How the build runs.
+#[derive(Debug, Clone)]
+pub(crate) struct Build {
+    /// `RUSTC_WORKSPACE_WRAPPER` + `CLIPPY_ARGS`, when linting.
+    wrapper: Option<(PathBuf, String)>,
+}
+
+/// The built host.
+#[derive(Debug, Clone)]
+pub(crate) struct Host {
+    /// The release `podmut` binary (static, playground and precompiled code embedded).
+    pub(crate) bin: PathBuf,
+    /// The components it was built with.
+    pub(crate) components: Components,
+    /// Whether `web/pkg` is embedded.
+    pub(crate) web: bool,
+    /// The environment every cargo invocation on the host used; tests must run with exactly this
+    /// too, or cargo rebuilds.
+    env: Vec<(&'static str, OsString)>,
+    build: Build,
+}
+
+impl Build {
+    /// A build that lints (`lint`) or only builds.
+    pub(crate) fn new(lint: bool) -> Result<Self> {
+        let wrapper = if lint {
+            Some((
+                clippy_driver()?,
+                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".to_owned(),
+            ))
+        } else {
+            None
+        };
+        Ok(Self { wrapper })
+    }
+
+    /// `cargo` with the lint wrapper when linting.
+    fn cargo(&self) -> Command {
+        let mut c = cargo();
+        if let Some((driver, args)) = &self.wrapper {
+            c.env("RUSTC_WORKSPACE_WRAPPER", driver).env("CLIPPY_ARGS", args);
+        }
+        c
+    }
+
+    /// Step 1: the three components, release, each built once.
+    pub(crate) fn components(&self) -> Result<Components> {
+        step("components (wasm32-wasip2, wasm32-unknown-unknown)", || {
+            let mut wasi = self.cargo();
+            wasi.args([
+                "build",
+                "--release",
+                "--target",
+                "wasm32-wasip2",
+                "--package",
+                "podmut-guest",
+                "--package",
+                "podmut-misbehave",
+            ]);
+            run(wasi)?;
+            let mut kubewarden = self.cargo();
+            kubewarden.args([
+                "build",
+                "--release",
+                "--target",
+                "wasm32-unknown-unknown",
+                "--package",
+                "podmut-kubewarden",
+            ]);
+            run(kubewarden)?;
+            let wasi_out = target_dir().join("wasm32-wasip2").join("release");
+            Ok(Components {
+                guest: wasi_out.join("podmut_guest.wasm"),
+                misbehave: wasi_out.join("podmut_misbehave.wasm"),
+                kubewarden: target_dir()
+                    .join("wasm32-unknown-unknown")
+                    .join("release")
+                    .join("podmut_kubewarden.wasm"),
+            })
+        })
+    }
+
+    /// Steps 2–4: the playground, then the host with every test target, precompiled.
+    /// `require_web`: fail instead of building without the playground when npm is missing.
+    pub(crate) fn host(&self, components: &Components, require_web: bool) -> Result<Host> {
+        let web = step("playground (web/pkg)", || web::transpile(&components.guest))?;
+        if !web && require_web {
+            return Err("the release binary embeds the playground: install Node.js and npm".into());
+        }
+        let mut host = Host {
+            bin: target_dir().join(HOST_TARGET).join("release").join("podmut"),
+            components: components.clone(),
+            web,
+            env: vec![
+                ("PODMUT_GUEST_WASM", components.guest.clone().into()),
+                ("PODMUT_MISBEHAVE_WASM", components.misbehave.clone().into()),
+                ("PODMUT_KUBEWARDEN_WASM", components.kubewarden.clone().into()),
+            ],
+            build: self.clone(),
+        };
+        step("host, tests, benches (release, static)", || {
+            let mut c = host.cargo("build");
+            c.arg("--all-targets");
+            run(c)
+        })?;
+        let precompiled = target_dir().join("podmut-precompiled.cwasm");
+        step("precompile the component, relink podmut", || {
+            let mut c = Command::new(&host.bin);
+            c.arg("precompile").arg("--output").arg(&precompiled);
+            run(c)?;
+            host.env.push(("PODMUT_PRECOMPILED", precompiled.clone().into()));
+            let mut relink = host.cargo("build");
+            relink.arg("--all-targets");
+            run(relink)
+        })?;
+        Ok(host)
+    }
+}
+
+impl Host {
+    /// `cargo <subcommand>` over the whole native workspace, release, static target, with the
+    /// build's environment (the same selection every time: cargo resolves features per
+    /// invocation, so a narrower `-p podmut` would build the dependencies a second time).
+    pub(crate) fn cargo(&self, subcommand: &str) -> Command {
+        let mut c = self.build.cargo();
+        c.args([
+            subcommand,
+            "--workspace",
+            // Both are cdylibs for wasm32-wasip2 only (their component exports cannot be linked
+            // natively); they are built and linted for wasm in step 1.
+            "--exclude",
+            "podmut-guest",
+            "--exclude",
+            "podmut-misbehave",
+            "--release",
+            "--target",
+            HOST_TARGET,
+        ]);
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c
+    }
+}
+
+/// `clippy-driver` of the active toolchain (beside its rustc).
+fn clippy_driver() -> Result<PathBuf> {
+    let mut c = Command::new("rustc");
+    c.args(["--print", "sysroot"]);
+    let sysroot = stdout_of(c)?;
+    let driver = Path::new(sysroot.trim()).join("bin").join("clippy-driver");
+    if driver.is_file() {
+        Ok(driver)
+    } else {
+        Err(format!(
+            "{} not found (rustup component add clippy)",
+            driver.display()
+        ))
+    }
+}

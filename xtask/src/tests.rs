@@ -1,0 +1,77 @@
+//! Running every test on the one build (`pipeline.rs`): `cargo test` with exactly the build's
+//! selection and environment (so nothing is rebuilt), then the playground in Chromium.
+
+use std::env;
+use std::path::Path;
+
+use crate::cmd::{Result, run, step, target_dir};
+use crate::pipeline::Host;
+use crate::web;
+
+/// What the tests are given beyond the build.
+#[derive(Debug, Default)]
+pub(crate) struct Given<'a> {
+    /// A directory holding the wasmtime 48 CLI: the real-CLI tests must run
+    /// (`PODMUT_REQUIRE_WASMTIME=1`) instead of skipping.
+    pub(crate) wasmtime: Option<&'a Path>,
+    /// A `cargo xtask dist` output: the dist tests must run on it (`PODMUT_DIST_DIR`,
+    /// `PODMUT_REQUIRE_DIST=1`, which also requires the local registry), and the browser tests
+    /// drive its binary.
+    pub(crate) dist: Option<&'a Path>,
+    /// The browser tests must run (`PODMUT_REQUIRE_BROWSER=1`): a missing Chromium or node fails
+    /// them instead of skipping.
+    pub(crate) browser_required: bool,
+}
+
+/// Tests never rewrite fixtures: `PODMUT_BLESS` in the environment is refused (`cargo xtask bless`
+/// is the one way to rewrite expectations, and it shows what it rewrites).
+pub(crate) fn no_bless_env() -> Result {
+    match env::var_os("PODMUT_BLESS") {
+        Some(v) if !v.is_empty() => Err(format!(
+            "PODMUT_BLESS={} is set: tests would rewrite the fixtures instead of checking them; \
+             unset it (`cargo xtask bless` rewrites expectations and shows the diff)",
+            v.to_string_lossy()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `cargo test` over the workspace, then the browser tests.
+pub(crate) fn run_all(host: &Host, extra: &[String], given: &Given<'_>) -> Result {
+    let mut c = host.cargo("test");
+    if let Some(dir) = given.wasmtime {
+        let paths = env::var_os("PATH").unwrap_or_default();
+        let joined = env::join_paths(std::iter::once(dir.to_path_buf()).chain(env::split_paths(&paths)))
+            .map_err(|e| format!("cannot put {} on PATH: {e}", dir.display()))?;
+        c.env("PATH", joined).env("PODMUT_REQUIRE_WASMTIME", "1");
+    }
+    if let Some(dist) = given.dist {
+        c.env("PODMUT_DIST_DIR", dist)
+            .env("PODMUT_REQUIRE_DIST", "1")
+            // For the reproducibility test, which packages the same inputs again.
+            .env("PODMUT_RELEASE_TOOL", crate::dist::release_tool())
+            .env(
+                "PODMUT_SOURCE_DATE_EPOCH",
+                crate::dist::source_date_epoch().to_string(),
+            );
+    }
+    c.args(extra);
+    step("cargo test", || run(c))?;
+    if !host.web {
+        if given.browser_required {
+            return Err("node and npm are required for the playground and its browser tests".into());
+        }
+        eprintln!("\n!!! xtask: SKIPPING the browser tests: node/npm are not installed !!!\n");
+        return Ok(());
+    }
+    // The dist binary when there is one: its playground is what ships.
+    let dist_bin = given.dist.map(|d| d.join("podmut"));
+    let bin = dist_bin.as_deref().unwrap_or(&host.bin);
+    step("browser tests (Chromium)", || {
+        web::browser_tests(
+            bin,
+            &target_dir().join("web-test-results"),
+            given.browser_required,
+        )
+    })
+}
