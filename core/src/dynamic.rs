@@ -80,7 +80,7 @@ use crate::podutil::{
 };
 use crate::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
-use crate::strategy::Prepared;
+use crate::strategy::{Prepared, not_served};
 
 /// The resize origins `pods/dynamic` reports.
 const DYNAMIC_RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
@@ -243,14 +243,13 @@ fn check_added_container(
 ///
 /// Call it on the Pod [`prepare_update`] returns, as the API server would.
 pub(crate) fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
-    if !settings.gate(Gate::DynamicContainers) {
-        return vec![
-            FieldError::forbidden(
-                &Path::root(),
-                "the pods/dynamic subresource is not served: the DynamicContainers feature gate is disabled",
-            )
-            .with_origin("dynamic/gate-disabled"),
-        ];
+    if let Some(refusal) = not_served(
+        "pods/dynamic",
+        Gate::DynamicContainers,
+        "dynamic/gate-disabled",
+        settings,
+    ) {
+        return refusal;
     }
     let opts = PodValidationOptions::for_update(new, old, settings);
     let mut errs = validate_update_prefix(new, old, &opts);
@@ -669,11 +668,8 @@ status:
         move |s: &str| s.replace("status:\n", &format!("{extra}status:\n"))
     }
 
-    fn errs(old: &Pod, new: &Pod, settings: &Settings) -> Vec<(ErrorType, String, &'static str)> {
-        validate_dynamic_update(new, old, settings)
-            .into_iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
+    fn errs(old: &Pod, new: &Pod, settings: &Settings) -> crate::pod::util::Summary {
+        crate::pod::util::summary(&validate_dynamic_update(new, old, settings))
     }
 
     fn origins(old: &Pod, new: &Pod) -> Vec<&'static str> {

@@ -43,7 +43,7 @@ use crate::pod::{PodValidationOptions, validate_object_meta_update, validate_pod
 use crate::podutil::{init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of};
 use crate::semantic::{containers_eq, specs_eq};
 use crate::settings::{Gate, MemoryLimitDecrease, Settings};
-use crate::strategy::Prepared;
+use crate::strategy::{Prepared, not_served};
 
 /// The origins `pods/resize` reports.
 const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
@@ -56,14 +56,13 @@ const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
 ///
 /// Call it on the Pod [`prepare_update`] returns, as the API server does.
 pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
-    if !settings.gate(Gate::InPlacePodVerticalScaling) {
-        return vec![
-            FieldError::forbidden(
-                &Path::root(),
-                "the pods/resize subresource is not served: the InPlacePodVerticalScaling feature gate is disabled",
-            )
-            .with_origin("resize/gate-disabled"),
-        ];
+    if let Some(refusal) = not_served(
+        "pods/resize",
+        Gate::InPlacePodVerticalScaling,
+        "resize/gate-disabled",
+        settings,
+    ) {
+        return refusal;
     }
     let opts = PodValidationOptions::for_update(new, old, settings);
     let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"), &opts);
@@ -317,11 +316,8 @@ mod tests {
         }
     }
 
-    fn check(old: &Pod, new: &Pod, settings: &Settings) -> Vec<(ErrorType, String, &'static str)> {
-        validate_pod_resize(new, old, settings)
-            .into_iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
+    fn check(old: &Pod, new: &Pod, settings: &Settings) -> crate::pod::util::Summary {
+        crate::pod::util::summary(&validate_pod_resize(new, old, settings))
     }
 
     fn one(t: ErrorType, f: &str, o: &'static str) -> Vec<(ErrorType, String, &'static str)> {

@@ -541,11 +541,8 @@ mod tests {
         .unwrap()
     }
 
-    fn errs(new: &Pod, old: &Pod) -> Vec<(ErrorType, String, &'static str)> {
-        validate_pod_status_update(new, old, &Settings::default())
-            .into_iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
+    fn errs(new: &Pod, old: &Pod) -> crate::pod::util::Summary {
+        crate::pod::util::summary(&validate_pod_status_update(new, old, &Settings::default()))
     }
 
     fn cs(name: &str, state: &str) -> String {

@@ -23,7 +23,28 @@
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use crate::field::{ErrorList, FieldError, Path};
 use crate::semantic::diff_paths;
+use crate::settings::{Gate, Settings};
+
+/// The API server serves a gated subresource only with its gate on: `Some` single `Forbidden []`
+/// (with `origin`) when `gate` is off, the answer for every request on `subresource`.
+pub(crate) fn not_served(
+    subresource: &str,
+    gate: Gate,
+    origin: &'static str,
+    settings: &Settings,
+) -> Option<ErrorList> {
+    (!settings.gate(gate)).then(|| {
+        vec![
+            FieldError::forbidden(
+                &Path::root(),
+                format!("the {subresource} subresource is not served: the {gate} feature gate is disabled"),
+            )
+            .with_origin(origin),
+        ]
+    })
+}
 
 /// A request after the REST layer's `PrepareForUpdate`, with a warning per ignored change.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +58,14 @@ pub(crate) struct Prepared {
 impl Prepared {
     /// The prepared Pod, with a warning naming every field of `sent` that differs from it.
     pub(crate) fn new(sent: &Pod, pod: Pod, what: &str) -> Self {
+        // The usual request changes only what its path applies: a typed comparison answers that
+        // without serializing both Pods for the diff.
+        if *sent == pod {
+            return Self {
+                pod,
+                warnings: Vec::new(),
+            };
+        }
         let dropped = diff_paths(sent, &pod);
         let warnings = if dropped.is_empty() {
             Vec::new()

@@ -283,6 +283,40 @@ fn validate_env_from(sources: &[EnvFromSource], relaxed: bool, path: &Path) -> E
     errs
 }
 
+/// The rule both `ValidateVolumeMounts` and `ValidateVolumeDevices` apply from their side: a mount
+/// and a device may not use the same volume, nor the same path. `item` is this side's (volume name,
+/// path), `others` the other side's volume names and paths, `at` this item's path, the name of its
+/// path field and the other list's name.
+fn mount_device_overlap(
+    (name, item_path): (&str, &str),
+    others: &BTreeMap<&str, &str>,
+    (at, path_field, other_list): (&Path, &str, &str),
+    origin: &'static str,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if others.contains_key(name) {
+        errs.push(
+            FieldError::invalid(
+                &at.child("name"),
+                name,
+                format!("must not already exist in {other_list}"),
+            )
+            .with_origin(origin),
+        );
+    }
+    if others.values().any(|o| *o == item_path) {
+        errs.push(
+            FieldError::invalid(
+                &at.child(path_field),
+                item_path,
+                format!("must not already exist as a path in {other_list}"),
+            )
+            .with_origin(origin),
+        );
+    }
+    errs
+}
+
 /// `ValidateVolumeMounts` (upstream reports subPath, subPathExpr, mountPropagation and
 /// recursiveReadOnly problems at the un-indexed list path; kept).
 fn validate_volume_mounts(
@@ -315,26 +349,12 @@ fn validate_volume_mounts(
                     .with_origin("container/volume-mount"),
             );
         }
-        if devices.contains_key(m.name.as_str()) {
-            errs.push(
-                FieldError::invalid(
-                    &p.child("name"),
-                    m.name.as_str(),
-                    "must not already exist in volumeDevices",
-                )
-                .with_origin("container/volume-mount"),
-            );
-        }
-        if devices.values().any(|d| *d == m.mount_path) {
-            errs.push(
-                FieldError::invalid(
-                    &p.child("mountPath"),
-                    m.mount_path.as_str(),
-                    "must not already exist as a path in volumeDevices",
-                )
-                .with_origin("container/volume-mount"),
-            );
-        }
+        errs.extend(mount_device_overlap(
+            (&m.name, &m.mount_path),
+            devices,
+            (&p, "mountPath", "volumeDevices"),
+            "container/volume-mount",
+        ));
         let sub_path = opt_str(&m.sub_path);
         let sub_path_expr = opt_str(&m.sub_path_expr);
         if volume.is_some_and(|v| v.image.is_some()) {
@@ -496,26 +516,12 @@ fn validate_volume_devices(
         } else {
             device_paths.insert(d.device_path.as_str());
         }
-        if mounts.contains_key(d.name.as_str()) {
-            errs.push(
-                FieldError::invalid(
-                    &p.child("name"),
-                    d.name.as_str(),
-                    "must not already exist in volumeMounts",
-                )
-                .with_origin("container/volume-device"),
-            );
-        }
-        if mounts.values().any(|m| *m == d.device_path) {
-            errs.push(
-                FieldError::invalid(
-                    &p.child("devicePath"),
-                    d.device_path.as_str(),
-                    "must not already exist as a path in volumeMounts",
-                )
-                .with_origin("container/volume-device"),
-            );
-        }
+        errs.extend(mount_device_overlap(
+            (&d.name, &d.device_path),
+            mounts,
+            (&p, "devicePath", "volumeMounts"),
+            "container/volume-device",
+        ));
         if !d.name.is_empty() {
             device_names.insert(d.name.as_str());
         }
@@ -766,13 +772,13 @@ pub(crate) fn validate_init_containers(
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Summary, Want, summary, wanted};
 
     fn containers(yaml: &str) -> Vec<Container> {
         serde_yaml_ng::from_str(yaml).unwrap()
     }
 
-    fn run(yaml: &str, init: bool, allow_privileged: bool) -> Vec<(ErrorType, String, &'static str)> {
+    fn run(yaml: &str, init: bool, allow_privileged: bool) -> Summary {
         let volumes = VolumeMap::new();
         let claims = BTreeSet::new();
         let opts = PodValidationOptions {
@@ -795,9 +801,7 @@ mod tests {
         } else {
             validate_containers(&containers(yaml), &ctx, &Path::new("containers"))
         };
-        errs.iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
+        summary(&errs)
     }
 
     const BASE: &str = "imagePullPolicy: IfNotPresent, terminationMessagePolicy: File";
@@ -827,8 +831,7 @@ mod tests {
             ("Invalid env from", format!("[{{name: env-from-source, image: image, envFrom: [{{configMapRef: {{name: '$%^&*#'}}}}], {BASE}}}]"), vec![(ErrorType::Invalid, "containers[0].envFrom[0].configMapRef.name", "container/env-from-name")]),
         ];
         for (name, yaml, want) in cases {
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(&want);
             assert_eq!(run(&yaml, false, false), want, "{name}");
         }
     }
@@ -930,8 +933,7 @@ mod tests {
             ),
         ];
         for (name, yaml, want) in cases {
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(&want);
             assert_eq!(run(&yaml, true, false), want, "{name}");
         }
     }

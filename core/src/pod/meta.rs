@@ -390,16 +390,10 @@ pub(crate) fn validate_object_meta_update(
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     fn meta(yaml: &str) -> ObjectMeta {
         serde_yaml_ng::from_str(yaml).unwrap()
-    }
-
-    fn summary(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
-        errs.iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
     }
 
     #[test]
@@ -457,8 +451,7 @@ mod tests {
         ];
         for (name, yaml, want) in cases {
             let got = validate_pod_object_meta(&meta(yaml), &p, false);
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(want);
             assert_eq!(summary(&got), want, "{name}");
         }
     }
@@ -527,8 +520,7 @@ mod tests {
                 ..PodValidationOptions::default()
             };
             let got = validate_object_meta_update(&meta(new), &meta(old), &p, &filled);
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(want);
             assert_eq!(summary(&got), want, "{name}");
         }
     }

@@ -7,6 +7,8 @@
 //! derives its options the same way and sets `ResourceIsPod`; podmut's `pods/dynamic` does the
 //! same. The README's rule table lists every option.
 
+use std::borrow::Cow;
+
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::field::Path;
@@ -17,7 +19,8 @@ use crate::pod::scheduling::{validate_label_selector, validate_pod_affinity_term
 use crate::pod::security::validate_host_sysctl;
 use crate::pod::util::items;
 use crate::podutil::{ephemeral_as_container, init_containers, is_restartable_init};
-use crate::resource_helper::{is_hugepage, parse_list};
+use crate::quantity::Quantity;
+use crate::resource_helper::is_hugepage;
 use crate::settings::{Gate, Settings};
 
 /// Upstream `PodValidationOptions` (the 1.33 fields, `ResourceIsPod` always set since podmut
@@ -114,28 +117,30 @@ impl PodValidationOptions {
     }
 }
 
-/// Every container of a spec (init, regular, ephemeral as containers), upstream's
-/// `VisitContainers(AllContainers)`.
-fn all_containers(spec: &PodSpec) -> Vec<Container> {
-    let mut out: Vec<Container> = init_containers(spec).to_vec();
-    out.extend(spec.containers.iter().cloned());
-    out.extend(
-        items(&spec.ephemeral_containers)
-            .iter()
-            .map(ephemeral_as_container),
-    );
-    out
+/// Every container of a spec (init, regular, ephemeral viewed as containers), upstream's
+/// `VisitContainers(AllContainers)`: the regular and init containers borrowed, only the (few)
+/// ephemeral ones converted.
+fn all_containers(spec: &PodSpec) -> impl Iterator<Item = Cow<'_, Container>> {
+    init_containers(spec)
+        .iter()
+        .chain(&spec.containers)
+        .map(Cow::Borrowed)
+        .chain(
+            items(&spec.ephemeral_containers)
+                .iter()
+                .map(|c| Cow::Owned(ephemeral_as_container(c))),
+        )
 }
 
 /// `usesIndivisibleHugePagesValues`: a hugepages request or limit of any container, or a
 /// hugepages overhead, that is not a multiple of its page size.
 fn uses_indivisible_huge_pages_values(spec: &PodSpec) -> bool {
     let indivisible = |list: Option<&crate::resource_helper::ResourceList>| {
-        parse_list(list)
-            .iter()
-            .any(|(name, q)| is_hugepage(name) && !hugepage_value_divisible(name, q))
+        list.into_iter().flatten().any(|(name, q)| {
+            is_hugepage(name) && Quantity::from_k8s(q).is_ok_and(|q| !hugepage_value_divisible(name, &q))
+        })
     };
-    all_containers(spec).iter().any(|c| {
+    all_containers(spec).any(|c| {
         let r = c.resources.as_ref();
         indivisible(r.and_then(|r| r.limits.as_ref())) || indivisible(r.and_then(|r| r.requests.as_ref()))
     }) || indivisible(spec.overhead.as_ref())
@@ -199,7 +204,6 @@ fn has_host_namespaced_sysctl(spec: &PodSpec) -> bool {
 /// `gatherPodEnvVarNames`: env var names and envFrom prefixes of every container.
 fn env_var_names(spec: &PodSpec) -> std::collections::BTreeSet<String> {
     all_containers(spec)
-        .iter()
         .flat_map(|c| {
             items(&c.env)
                 .iter()
@@ -240,7 +244,7 @@ fn has_dot_or_underscore_search(spec: &PodSpec) -> bool {
 
 /// `podLifecycleSleepActionZeroValueInUse`: a postStart or preStop sleep of 0 seconds.
 fn sleep_action_zero_value_in_use(spec: &PodSpec) -> bool {
-    all_containers(spec).iter().any(|c| {
+    all_containers(spec).any(|c| {
         c.lifecycle.as_ref().is_some_and(|l| {
             [&l.pre_stop, &l.post_start]
                 .into_iter()

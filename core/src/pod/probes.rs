@@ -310,7 +310,7 @@ pub(crate) fn validate_port_num_or_name(port: &IntOrString, path: &Path) -> Erro
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     fn probe(yaml: &str) -> Probe {
         serde_yaml_ng::from_str(yaml).unwrap()
@@ -392,13 +392,8 @@ mod tests {
             ),
         ];
         for (name, kind, yaml, want) in cases {
-            let got: Vec<(ErrorType, String, &str)> =
-                validate_probe_of_kind(*kind, Some(&probe(yaml)), Some(30), &p)
-                    .iter()
-                    .map(|e| (e.error_type, e.field.to_string(), e.origin))
-                    .collect();
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let got = summary(&validate_probe_of_kind(*kind, Some(&probe(yaml)), Some(30), &p));
+            let want = wanted(want);
             assert_eq!(got, want, "{name}");
         }
     }

@@ -461,22 +461,12 @@ pub(crate) fn validate_resize_policy(
                     .with_origin("resources/resize-policy"),
             );
         }
-        match p.resource_name.as_str() {
-            "cpu" | "memory" => {}
-            "" => errs.push(FieldError::required(path, "").with_origin("resources/resize-policy")),
-            other => errs.push(
-                FieldError::not_supported(path, other, &["cpu", "memory"])
-                    .with_origin("resources/resize-policy"),
-            ),
-        }
-        match p.restart_policy.as_str() {
-            "NotRequired" | "RestartContainer" => {}
-            "" => errs.push(FieldError::required(path, "").with_origin("resources/resize-policy")),
-            other => errs.push(
-                FieldError::not_supported(path, other, &["NotRequired", "RestartContainer"])
-                    .with_origin("resources/resize-policy"),
-            ),
-        }
+        errs.extend(resize_policy_value(path, &p.resource_name, &["cpu", "memory"]));
+        errs.extend(resize_policy_value(
+            path,
+            &p.restart_policy,
+            &["NotRequired", "RestartContainer"],
+        ));
         if pod_restart_policy == "Never" && p.restart_policy != "NotRequired" {
             errs.push(
                 FieldError::invalid(
@@ -489,6 +479,20 @@ pub(crate) fn validate_resize_policy(
         }
     }
     errs
+}
+
+/// One enum field of a resize policy (`resourceName`, `restartPolicy`): required, then one of
+/// `allowed`. Upstream reports both at the list's path, not the item's.
+fn resize_policy_value(path: &Path, value: &str, allowed: &[&str]) -> Option<FieldError> {
+    if allowed.contains(&value) {
+        return None;
+    }
+    let err = if value.is_empty() {
+        FieldError::required(path, "")
+    } else {
+        FieldError::not_supported(path, value, allowed)
+    };
+    Some(err.with_origin("resources/resize-policy"))
 }
 
 /// `validatePodResources` (gate `PodLevelResources`): no claims at pod level, valid names and
@@ -556,7 +560,7 @@ pub(crate) fn validate_pod_resources(
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     fn req(yaml: &str) -> ResourceRequirements {
         serde_yaml_ng::from_str(yaml).unwrap()
@@ -686,13 +690,13 @@ mod tests {
             ),
         ];
         for (name, yaml, want) in cases {
-            let got: Vec<(ErrorType, String, &str)> =
-                validate_container_resources(Some(&req(yaml)), &claims, &p, &opts)
-                    .iter()
-                    .map(|e| (e.error_type, e.field.to_string(), e.origin))
-                    .collect();
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let got = summary(&validate_container_resources(
+                Some(&req(yaml)),
+                &claims,
+                &p,
+                &opts,
+            ));
+            let want = wanted(want);
             assert_eq!(got, want, "{name}");
         }
     }

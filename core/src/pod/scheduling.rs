@@ -993,16 +993,10 @@ pub(crate) fn validate_node_affinity_mutation(
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     fn tol(yaml: &str) -> Vec<Toleration> {
         serde_yaml_ng::from_str(yaml).unwrap()
-    }
-
-    fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
-        errs.iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
     }
 
     #[test]
@@ -1063,9 +1057,8 @@ mod tests {
             ),
         ];
         for (name, yaml, want) in cases {
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
-            assert_eq!(fields(&validate_tolerations(&tol(yaml), &p)), want, "{name}");
+            let want = wanted(want);
+            assert_eq!(summary(&validate_tolerations(&tol(yaml), &p)), want, "{name}");
         }
     }
 
@@ -1078,7 +1071,7 @@ mod tests {
         assert!(validate_only_added_tolerations(&seconds_changed, &old, &p).is_empty());
         let value_changed = tol("[{key: k, value: w, operator: Equal, effect: NoExecute}]");
         assert_eq!(
-            fields(&validate_only_added_tolerations(&value_changed, &old, &p)),
+            summary(&validate_only_added_tolerations(&value_changed, &old, &p)),
             vec![(
                 ErrorType::Forbidden,
                 "spec.tolerations".to_owned(),
@@ -1099,7 +1092,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(
-            fields(&validate_scheduling_gates(&g(&["a", "a", "b c"]), &p)),
+            summary(&validate_scheduling_gates(&g(&["a", "a", "b c"]), &p)),
             vec![
                 (
                     ErrorType::Duplicate,
@@ -1115,7 +1108,7 @@ mod tests {
         );
         assert!(validate_only_deleted_scheduling_gates(&g(&["a"]), &g(&["a", "b"]), &p).is_empty());
         assert_eq!(
-            fields(&validate_only_deleted_scheduling_gates(
+            summary(&validate_only_deleted_scheduling_gates(
                 &g(&["a", "z"]),
                 &g(&["a"]),
                 &p
@@ -1133,7 +1126,7 @@ mod tests {
         let p = Path::new("spec").child("dnsConfig");
         let c: PodDNSConfig = serde_yaml_ng::from_str("{searches: [custom]}").unwrap();
         assert_eq!(
-            fields(&validate_pod_dns_config(Some(&c), "None", true, &p)),
+            summary(&validate_pod_dns_config(Some(&c), "None", true, &p)),
             vec![(
                 ErrorType::Required,
                 "spec.dnsConfig.nameservers".to_owned(),
@@ -1143,7 +1136,7 @@ mod tests {
         let c: PodDNSConfig =
             serde_yaml_ng::from_str("{nameservers: [invalid], searches: ['custom?', '.', 'a_b.']}").unwrap();
         assert_eq!(
-            fields(&validate_pod_dns_config(Some(&c), "ClusterFirst", true, &p)),
+            summary(&validate_pod_dns_config(Some(&c), "ClusterFirst", true, &p)),
             vec![
                 (
                     ErrorType::Invalid,

@@ -263,6 +263,36 @@ pub(crate) fn validate_windows_options(o: Option<&WindowsSecurityContextOptions>
     errs
 }
 
+/// `runAsUser` and `runAsGroup`, which the container and the Pod security context check alike.
+fn validate_run_as(user: Option<i64>, group: Option<i64>, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if let Some(u) = user {
+        errs.extend(id_errors(&path.child("runAsUser"), u, names::is_valid_user_id(u)));
+    }
+    if let Some(g) = group {
+        errs.extend(id_errors(
+            &path.child("runAsGroup"),
+            g,
+            names::is_valid_group_id(g),
+        ));
+    }
+    errs
+}
+
+/// `windowsOptions` then `appArmorProfile`, the last checks both security contexts share.
+fn validate_windows_and_apparmor(
+    windows: Option<&WindowsSecurityContextOptions>,
+    apparmor: Option<&AppArmorProfile>,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = validate_windows_options(windows, &path.child("windowsOptions"));
+    errs.extend(validate_apparmor_profile(
+        apparmor,
+        &path.child("appArmorProfile"),
+    ));
+    errs
+}
+
 /// `ValidateSecurityContext` for one container.
 pub(crate) fn validate_security_context(
     sc: Option<&SecurityContext>,
@@ -280,16 +310,7 @@ pub(crate) fn validate_security_context(
                 .with_origin("security/privileged-disallowed"),
         );
     }
-    if let Some(u) = sc.run_as_user {
-        errs.extend(id_errors(&path.child("runAsUser"), u, names::is_valid_user_id(u)));
-    }
-    if let Some(g) = sc.run_as_group {
-        errs.extend(id_errors(
-            &path.child("runAsGroup"),
-            g,
-            names::is_valid_group_id(g),
-        ));
-    }
+    errs.extend(validate_run_as(sc.run_as_user, sc.run_as_group, path));
     if let Some(pm) = &sc.proc_mount {
         if pm != "Default" && pm != "Unmasked" {
             errs.push(
@@ -338,13 +359,10 @@ pub(crate) fn validate_security_context(
             }
         }
     }
-    errs.extend(validate_windows_options(
+    errs.extend(validate_windows_and_apparmor(
         sc.windows_options.as_ref(),
-        &path.child("windowsOptions"),
-    ));
-    errs.extend(validate_apparmor_profile(
         sc.app_armor_profile.as_ref(),
-        &path.child("appArmorProfile"),
+        path,
     ));
     errs
 }
@@ -422,16 +440,7 @@ pub(crate) fn validate_pod_security_context(
     if let Some(g) = sc.fs_group {
         errs.extend(id_errors(&path.child("fsGroup"), g, names::is_valid_group_id(g)));
     }
-    if let Some(u) = sc.run_as_user {
-        errs.extend(id_errors(&path.child("runAsUser"), u, names::is_valid_user_id(u)));
-    }
-    if let Some(g) = sc.run_as_group {
-        errs.extend(id_errors(
-            &path.child("runAsGroup"),
-            g,
-            names::is_valid_group_id(g),
-        ));
-    }
+    errs.extend(validate_run_as(sc.run_as_user, sc.run_as_group, path));
     for (i, g) in items(&sc.supplemental_groups).iter().enumerate() {
         errs.extend(id_errors(
             &path.child("supplementalGroups").index(i),
@@ -492,13 +501,10 @@ pub(crate) fn validate_pod_security_context(
         sc.seccomp_profile.as_ref(),
         &path.child("seccompProfile"),
     ));
-    errs.extend(validate_windows_options(
+    errs.extend(validate_windows_and_apparmor(
         sc.windows_options.as_ref(),
-        &path.child("windowsOptions"),
-    ));
-    errs.extend(validate_apparmor_profile(
         sc.app_armor_profile.as_ref(),
-        &path.child("appArmorProfile"),
+        path,
     ));
     if let Some(p) = &sc.supplemental_groups_policy
         && p != "Merge"

@@ -426,7 +426,7 @@ mod tests {
     use super::*;
     use crate::document::parse_pod;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
     use crate::settings::Settings;
 
     /// upstream `MakePod("pod")` (non-defaulted), with extra spec YAML merged in.
@@ -445,15 +445,9 @@ mod tests {
         validate_pod_create(pod, &PodValidationOptions::for_create(pod, &settings))
     }
 
-    fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
-        errs.iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
-    }
-
     #[test]
     fn make_pod_is_valid() {
-        assert_eq!(fields(&create(&make_pod(""))), vec![]);
+        assert_eq!(summary(&create(&make_pod(""))), vec![]);
     }
 
     /// Cases translated from upstream `TestValidatePodSpec` / `TestValidatePod` error tables.
@@ -533,9 +527,8 @@ mod tests {
         ];
         for (name, extra, want) in cases {
             let pod = override_spec(extra);
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
-            assert_eq!(fields(&create(&pod)), want, "{name}");
+            let want = wanted(want);
+            assert_eq!(summary(&create(&pod)), want, "{name}");
         }
     }
 
@@ -558,7 +551,7 @@ mod tests {
     fn create_only_rules() {
         let pod = override_spec("  nodeName: node1\n  schedulingGates: [{name: foo}]\n");
         assert_eq!(
-            fields(&create(&pod)),
+            summary(&create(&pod)),
             vec![(
                 ErrorType::Forbidden,
                 "spec.nodeName".to_owned(),

@@ -363,7 +363,7 @@ mod tests {
     use super::*;
     use crate::document::parse_pod;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     /// upstream `MakePod("pod")` plus `resourceVersion: "1"` (what `TestValidatePodUpdate` sets),
     /// not defaulted; `extra` is YAML merged into the spec, `status` the Pod status.
@@ -414,12 +414,6 @@ mod tests {
             &PodValidationOptions::for_update(new, old, settings),
             settings,
         )
-    }
-
-    fn fields(errs: &ErrorList) -> Vec<(ErrorType, String, &'static str)> {
-        errs.iter()
-            .map(|e| (e.error_type, e.field.to_string(), e.origin))
-            .collect()
     }
 
     fn containers(extra: &str) -> String {
@@ -549,10 +543,9 @@ mod tests {
         for (name, gate, new, old, meta, status, want) in cases {
             let new_pod = pod(&new, meta, status);
             let old_pod = pod(&old, meta, status);
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(&want);
             assert_eq!(
-                fields(&update(&new_pod, &old_pod, &settings(gate))),
+                summary(&update(&new_pod, &old_pod, &settings(gate))),
                 want,
                 "{name}"
             );
@@ -643,14 +636,13 @@ mod tests {
             ),
         ];
         for (name, new, old, meta, status, want) in cases {
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let want = wanted(&want);
             let got = update(
                 &pod(&new, meta, status),
                 &pod(&old, meta, status),
                 &settings(true),
             );
-            assert_eq!(fields(&got), want, "{name}");
+            assert_eq!(summary(&got), want, "{name}");
         }
         // "ids": renaming is an immutable metadata change.
         let new = parse_pod(
@@ -661,7 +653,7 @@ mod tests {
         .unwrap();
         let old = pod(&plain, "", "");
         assert_eq!(
-            fields(&update(&new, &old, &settings(true))),
+            summary(&update(&new, &old, &settings(true))),
             vec![(ErrorType::Invalid, "metadata.name".to_owned(), "meta/immutable")]
         );
         // "update termination grace period seconds": -1 -> 1 is allowed, -1 -> 0 is not.
@@ -674,7 +666,7 @@ mod tests {
         };
         assert!(update(&g(1), &g(-1), &settings(true)).is_empty());
         assert_eq!(
-            fields(&update(&g(0), &g(-1), &settings(true))),
+            summary(&update(&g(0), &g(-1), &settings(true))),
             vec![(ErrorType::Forbidden, "spec".to_owned(), "update/immutable-spec")]
         );
     }
@@ -686,7 +678,7 @@ mod tests {
         new.metadata.resource_version = None;
         let old = pod(&plain, "", "");
         assert_eq!(
-            fields(&update(&new, &old, &settings(true))),
+            summary(&update(&new, &old, &settings(true))),
             vec![(
                 ErrorType::Invalid,
                 "metadata.resourceVersion".to_owned(),

@@ -23,3 +23,21 @@ pub(crate) fn items<T>(v: &Option<Vec<T>>) -> &[T] {
 /// A test expectation: error type, field path, origin.
 #[cfg(test)]
 pub(crate) type Want = (crate::field::ErrorType, &'static str, &'static str);
+
+/// What the unit tests compare of an error list: each error's type, field path and origin.
+#[cfg(test)]
+pub(crate) type Summary = Vec<(crate::field::ErrorType, String, &'static str)>;
+
+/// The [`Summary`] of an error list.
+#[cfg(test)]
+pub(crate) fn summary(errs: &crate::field::ErrorList) -> Summary {
+    errs.iter()
+        .map(|e| (e.error_type, e.field.to_string(), e.origin))
+        .collect()
+}
+
+/// The [`Summary`] a test expects.
+#[cfg(test)]
+pub(crate) fn wanted(want: &[Want]) -> Summary {
+    want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect()
+}

@@ -1336,7 +1336,7 @@ pub(crate) fn validate_volumes<'a>(
 mod tests {
     use super::*;
     use crate::field::ErrorType;
-    use crate::pod::util::Want;
+    use crate::pod::util::{Want, summary, wanted};
 
     fn vols(yaml: &str) -> Vec<Volume> {
         serde_yaml_ng::from_str(yaml).unwrap()
@@ -1429,12 +1429,8 @@ mod tests {
                 opts: &opts,
             };
             let (_, errs) = validate_volumes(&v, &ctx, &p);
-            let got: Vec<(ErrorType, String, &str)> = errs
-                .iter()
-                .map(|e| (e.error_type, e.field.to_string(), e.origin))
-                .collect();
-            let want: Vec<(ErrorType, String, &str)> =
-                want.iter().map(|(t, f, o)| (*t, (*f).to_owned(), *o)).collect();
+            let got = summary(&errs);
+            let want = wanted(want);
             assert_eq!(got, want, "{name}");
         }
     }
