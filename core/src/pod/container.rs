@@ -212,27 +212,32 @@ fn validate_env_value_from(ev: &EnvVar, path: &Path) -> ErrorList {
             ));
         }
     }
-    if num == 0 {
-        errs.push(
-            FieldError::invalid(
-                path,
-                "",
-                "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
-            )
-            .with_origin("container/env-value-from"),
-        );
-    } else if !opt_str(&ev.value).is_empty() {
+    if num > 0 && !opt_str(&ev.value).is_empty() {
         errs.push(
             FieldError::invalid(path, "", "may not be specified when `value` is not empty")
                 .with_origin("container/env-value-from"),
         );
-    } else if num > 1 {
-        errs.push(
-            FieldError::invalid(path, "", "may not have more than one field specified at a time")
-                .with_origin("container/env-value-from"),
-        );
+    } else {
+        errs.extend(exactly_one_source(
+            num,
+            path,
+            "`fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`",
+            "container/env-value-from",
+        ));
     }
     errs
+}
+
+/// Exactly one of a set of source fields, given how many are set: "must specify one of: {fields}"
+/// when none, "may not have more than one field specified at a time" when several (upstream's
+/// `validateEnvVarValueFrom` and `ValidateEnvFrom` both report it at the item's parent path).
+fn exactly_one_source(num: usize, path: &Path, fields: &str, origin: &'static str) -> Option<FieldError> {
+    let detail = match num {
+        0 => format!("must specify one of: {fields}"),
+        1 => return None,
+        _ => "may not have more than one field specified at a time".to_owned(),
+    };
+    Some(FieldError::invalid(path, "", detail).with_origin(origin))
 }
 
 /// `ValidateEnvFrom`; `relaxed` is `AllowRelaxedEnvironmentVariableValidation`.
@@ -268,17 +273,12 @@ fn validate_env_from(sources: &[EnvFromSource], relaxed: bool, path: &Path) -> E
                 ));
             }
         }
-        if num == 0 {
-            errs.push(
-                FieldError::invalid(path, "", "must specify one of: `configMapRef` or `secretRef`")
-                    .with_origin("container/env-from-source"),
-            );
-        } else if num > 1 {
-            errs.push(
-                FieldError::invalid(path, "", "may not have more than one field specified at a time")
-                    .with_origin("container/env-from-source"),
-            );
-        }
+        errs.extend(exactly_one_source(
+            num,
+            path,
+            "`configMapRef` or `secretRef`",
+            "container/env-from-source",
+        ));
     }
     errs
 }
@@ -358,25 +358,13 @@ fn validate_volume_mounts(
         let sub_path = opt_str(&m.sub_path);
         let sub_path_expr = opt_str(&m.sub_path_expr);
         if volume.is_some_and(|v| v.image.is_some()) {
-            if !sub_path.is_empty() {
-                errs.push(
-                    FieldError::invalid(
-                        &p.child("subPath"),
-                        sub_path,
-                        "not allowed in image volume sources",
-                    )
-                    .with_origin("container/volume-mount"),
-                );
-            }
-            if !sub_path_expr.is_empty() {
-                errs.push(
-                    FieldError::invalid(
-                        &p.child("subPathExpr"),
-                        sub_path_expr,
-                        "not allowed in image volume sources",
-                    )
-                    .with_origin("container/volume-mount"),
-                );
+            for (field, value) in [("subPath", sub_path), ("subPathExpr", sub_path_expr)] {
+                if !value.is_empty() {
+                    errs.push(
+                        FieldError::invalid(&p.child(field), value, "not allowed in image volume sources")
+                            .with_origin("container/volume-mount"),
+                    );
+                }
             }
         }
         if !sub_path.is_empty() {

@@ -13,8 +13,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::core::v1::{
-    DownwardAPIVolumeFile, KeyToPath, ObjectFieldSelector, ProjectedVolumeSource, ResourceFieldSelector,
-    Volume,
+    ClusterTrustBundleProjection, DownwardAPIVolumeFile, KeyToPath, ObjectFieldSelector,
+    ProjectedVolumeSource, ResourceFieldSelector, ServiceAccountTokenProjection, Volume,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -325,44 +325,31 @@ fn validate_downward_api_file(file: &DownwardAPIVolumeFile, path: &Path) -> Erro
 
 /// `validateProjectionSources` / `validateProjectedVolumeSource`.
 fn validate_projected(p: &ProjectedVolumeSource, path: &Path, ctx: &VolumeContext<'_>) -> ErrorList {
-    let mut all_paths = BTreeSet::new();
+    let mut paths = ProjectedPaths {
+        seen: BTreeSet::new(),
+        projected: path,
+    };
     let mut errs = file_mode(p.default_mode, &path.child("defaultMode"));
     for (i, source) in items(&p.sources).iter().enumerate() {
         let mut num = 0;
         let sp = path.child("sources").index(i);
-        let mut note_path = |errs: &mut ErrorList, cur: &str, bad: &str| {
-            if !all_paths.insert(cur.to_owned()) {
-                errs.push(
-                    FieldError::invalid(path, bad, "conflicting duplicate paths")
-                        .with_origin("volume/projected-paths"),
-                );
-            }
-        };
         if let Some(s) = &source.secret {
             num += 1;
-            let pp = sp.child("secret");
-            if s.name.is_empty() {
-                errs.push(required(&pp.child("name"), ""));
-            }
-            for (j, kp) in items(&s.items).iter().enumerate() {
-                errs.extend(validate_key_to_path(kp, &pp.child("items").index(j)));
-                if !kp.path.is_empty() {
-                    note_path(&mut errs, &kp.path, &s.name);
-                }
-            }
+            errs.extend(key_to_path_projection(
+                &s.name,
+                &s.items,
+                &sp.child("secret"),
+                &mut paths,
+            ));
         }
         if let Some(c) = &source.config_map {
             num += 1;
-            let pp = sp.child("configMap");
-            if c.name.is_empty() {
-                errs.push(required(&pp.child("name"), ""));
-            }
-            for (j, kp) in items(&c.items).iter().enumerate() {
-                errs.extend(validate_key_to_path(kp, &pp.child("items").index(j)));
-                if !kp.path.is_empty() {
-                    note_path(&mut errs, &kp.path, &c.name);
-                }
-            }
+            errs.extend(key_to_path_projection(
+                &c.name,
+                &c.items,
+                &sp.child("configMap"),
+                &mut paths,
+            ));
         }
         if let Some(d) = &source.downward_api {
             num += 1;
@@ -370,80 +357,21 @@ fn validate_projected(p: &ProjectedVolumeSource, path: &Path, ctx: &VolumeContex
             for f in items(&d.items) {
                 errs.extend(validate_downward_api_file(f, &pp));
                 if !f.path.is_empty() {
-                    note_path(&mut errs, &f.path, &f.path);
+                    errs.extend(paths.note(&f.path, &f.path));
                 }
             }
         }
         if let Some(t) = &source.service_account_token {
             num += 1;
-            let pp = sp.child("serviceAccountToken");
-            let exp = t.expiration_seconds.unwrap_or(0);
-            if exp < 600 {
-                errs.push(
-                    FieldError::invalid(
-                        &pp.child("expirationSeconds"),
-                        exp,
-                        "may not specify a duration less than 10 minutes",
-                    )
-                    .with_origin("volume/token-expiration"),
-                );
-            }
-            if exp > 1 << 32 {
-                errs.push(
-                    FieldError::invalid(
-                        &pp.child("expirationSeconds"),
-                        exp,
-                        "may not specify a duration larger than 2^32 seconds",
-                    )
-                    .with_origin("volume/token-expiration"),
-                );
-            }
-            if t.path.is_empty() {
-                errs.push(required(&path.child("path"), ""));
-            } else if !ctx.opts.allow_non_local_projected_token_path {
-                errs.extend(validate_local_non_reserved_path(&t.path, &path.child("path")));
-            }
+            errs.extend(service_account_token_projection(t, &sp, path, ctx));
         }
         if let Some(b) = &source.cluster_trust_bundle {
             num += 1;
-            let pp = sp.child("clusterTrustBundle");
-            match (&b.name, &b.signer_name) {
-                (Some(_), Some(_)) => errs.push(
-                    FieldError::invalid(&pp, rendered(b), "only one of name and signerName may be used")
-                        .with_origin("volume/cluster-trust-bundle"),
-                ),
-                (Some(n), None) => {
-                    if n.is_empty() {
-                        errs.push(required(&pp.child("name"), "must be a valid object name"));
-                    }
-                    if b.label_selector.is_some() {
-                        errs.push(
-                            FieldError::invalid(
-                                &pp.child("labelSelector"),
-                                rendered(&b.label_selector),
-                                "labelSelector must be unset if name is specified",
-                            )
-                            .with_origin("volume/cluster-trust-bundle"),
-                        );
-                    }
-                }
-                (None, Some(s)) => {
-                    if s.is_empty() {
-                        errs.push(required(&pp.child("signerName"), "must be a valid signer name"));
-                    }
-                    errs.extend(crate::pod::scheduling::validate_label_selector(
-                        b.label_selector.as_ref(),
-                        false,
-                        &pp.child("labelSelector"),
-                    ));
-                }
-                (None, None) => errs.push(required(&pp, "either name or signerName must be specified")),
-            }
-            if b.path.is_empty() {
-                errs.push(required(&pp.child("path"), ""));
-            }
-            errs.extend(validate_local_non_reserved_path(&b.path, &pp.child("path")));
-            note_path(&mut errs, &b.path, &b.path);
+            errs.extend(cluster_trust_bundle_projection(
+                b,
+                &sp.child("clusterTrustBundle"),
+            ));
+            errs.extend(paths.note(&b.path, &b.path));
         }
         if num > 1 {
             errs.push(
@@ -452,6 +380,129 @@ fn validate_projected(p: &ProjectedVolumeSource, path: &Path, ctx: &VolumeContex
             );
         }
     }
+    errs
+}
+
+/// The file paths the sources of one projected volume write so far, and the volume's path.
+struct ProjectedPaths<'a> {
+    seen: BTreeSet<String>,
+    projected: &'a Path,
+}
+
+impl ProjectedPaths<'_> {
+    /// Note a written path: `conflicting duplicate paths` (at the volume, with `bad` as the value)
+    /// when another source already writes it.
+    fn note(&mut self, written: &str, bad: &str) -> Option<FieldError> {
+        (!self.seen.insert(written.to_owned())).then(|| {
+            FieldError::invalid(self.projected, bad, "conflicting duplicate paths")
+                .with_origin("volume/projected-paths")
+        })
+    }
+}
+
+/// A projected `secret` or `configMap`: its name is required, and each item is a valid
+/// key-to-path whose path no other source writes (the bad value of a clash is the name).
+fn key_to_path_projection(
+    name: &str,
+    key_paths: &Option<Vec<KeyToPath>>,
+    pp: &Path,
+    paths: &mut ProjectedPaths<'_>,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    if name.is_empty() {
+        errs.push(required(&pp.child("name"), ""));
+    }
+    for (j, kp) in items(key_paths).iter().enumerate() {
+        errs.extend(validate_key_to_path(kp, &pp.child("items").index(j)));
+        if !kp.path.is_empty() {
+            errs.extend(paths.note(&kp.path, name));
+        }
+    }
+    errs
+}
+
+/// A projected `serviceAccountToken`: expiration between 10 minutes and 2^32 seconds, a required
+/// local path (upstream reports the path at `projected.path`, not at the source's).
+fn service_account_token_projection(
+    t: &ServiceAccountTokenProjection,
+    sp: &Path,
+    projected: &Path,
+    ctx: &VolumeContext<'_>,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let pp = sp.child("serviceAccountToken");
+    let exp = t.expiration_seconds.unwrap_or(0);
+    if exp < 600 {
+        errs.push(
+            FieldError::invalid(
+                &pp.child("expirationSeconds"),
+                exp,
+                "may not specify a duration less than 10 minutes",
+            )
+            .with_origin("volume/token-expiration"),
+        );
+    }
+    if exp > 1 << 32 {
+        errs.push(
+            FieldError::invalid(
+                &pp.child("expirationSeconds"),
+                exp,
+                "may not specify a duration larger than 2^32 seconds",
+            )
+            .with_origin("volume/token-expiration"),
+        );
+    }
+    if t.path.is_empty() {
+        errs.push(required(&projected.child("path"), ""));
+    } else if !ctx.opts.allow_non_local_projected_token_path {
+        errs.extend(validate_local_non_reserved_path(
+            &t.path,
+            &projected.child("path"),
+        ));
+    }
+    errs
+}
+
+/// A projected `clusterTrustBundle`: a name or a signer name (with a label selector), and a local
+/// path.
+fn cluster_trust_bundle_projection(b: &ClusterTrustBundleProjection, pp: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    match (&b.name, &b.signer_name) {
+        (Some(_), Some(_)) => errs.push(
+            FieldError::invalid(pp, rendered(b), "only one of name and signerName may be used")
+                .with_origin("volume/cluster-trust-bundle"),
+        ),
+        (Some(n), None) => {
+            if n.is_empty() {
+                errs.push(required(&pp.child("name"), "must be a valid object name"));
+            }
+            if b.label_selector.is_some() {
+                errs.push(
+                    FieldError::invalid(
+                        &pp.child("labelSelector"),
+                        rendered(&b.label_selector),
+                        "labelSelector must be unset if name is specified",
+                    )
+                    .with_origin("volume/cluster-trust-bundle"),
+                );
+            }
+        }
+        (None, Some(s)) => {
+            if s.is_empty() {
+                errs.push(required(&pp.child("signerName"), "must be a valid signer name"));
+            }
+            errs.extend(crate::pod::scheduling::validate_label_selector(
+                b.label_selector.as_ref(),
+                false,
+                &pp.child("labelSelector"),
+            ));
+        }
+        (None, None) => errs.push(required(pp, "either name or signerName must be specified")),
+    }
+    if b.path.is_empty() {
+        errs.push(required(&pp.child("path"), ""));
+    }
+    errs.extend(validate_local_non_reserved_path(&b.path, &pp.child("path")));
     errs
 }
 
