@@ -35,34 +35,54 @@ fn entry(pod: &str, increasing: bool, priority: i32, guaranteed: bool, since: Op
 fn native(c: &Case) -> Value {
     let request = json_text(c.request.as_ref()).unwrap_or_default();
     if is_retry(c) {
-        return match podmut_core::retry_order_document(&request) {
-            Ok(p) => {
-                let podmut_core::RetryPlan { order, dropped } = &p;
-                let order: Vec<Value> = order
-                    .iter()
-                    .map(|e| {
-                        let podmut_core::RetryEntry {
-                            pod,
-                            increasing_requests,
-                            priority,
-                            guaranteed,
-                            pending_since,
-                        } = e;
-                        entry(
-                            pod,
-                            *increasing_requests,
-                            *priority,
-                            *guaranteed,
-                            pending_since.as_deref(),
-                        )
-                    })
-                    .collect();
-                json!({"order": order, "dropped": dropped})
-            }
-            Err(e) => native_input_error(&e),
-        };
+        native_retry(&request)
+    } else {
+        native_allocate(&request)
     }
-    match podmut_core::allocate_document(&request) {
+}
+
+fn wasm(c: &Case) -> Value {
+    let request = json_text(c.request.as_ref()).unwrap_or_default();
+    if is_retry(c) {
+        wasm_retry(&request)
+    } else {
+        wasm_allocate(&request)
+    }
+}
+
+/// podmut-core's answer to `retry-order(pending)`.
+pub fn native_retry(request: &str) -> Value {
+    match podmut_core::retry_order_document(request) {
+        Ok(p) => {
+            let podmut_core::RetryPlan { order, dropped } = &p;
+            let order: Vec<Value> = order
+                .iter()
+                .map(|e| {
+                    let podmut_core::RetryEntry {
+                        pod,
+                        increasing_requests,
+                        priority,
+                        guaranteed,
+                        pending_since,
+                    } = e;
+                    entry(
+                        pod,
+                        *increasing_requests,
+                        *priority,
+                        *guaranteed,
+                        pending_since.as_deref(),
+                    )
+                })
+                .collect();
+            json!({"order": order, "dropped": dropped})
+        }
+        Err(e) => native_input_error(&e),
+    }
+}
+
+/// podmut-core's answer to `allocate(request)`.
+pub fn native_allocate(request: &str) -> Value {
+    match podmut_core::allocate_document(request) {
         Ok(d) => {
             let podmut_core::AllocationDecision {
                 outcome,
@@ -109,38 +129,41 @@ fn native(c: &Case) -> Value {
     }
 }
 
-fn wasm(c: &Case) -> Value {
+/// The component's answer to `retry-order(pending)`.
+pub fn wasm_retry(request: &str) -> Value {
     use podmut::bindings::exports::podmut::policy::node;
-    let request = json_text(c.request.as_ref()).unwrap_or_default();
-    if is_retry(c) {
-        return match runtime().retry_order(&request) {
-            Ok(p) => {
-                let node::RetryPlan { order, dropped } = &p;
-                let order: Vec<Value> = order
-                    .iter()
-                    .map(|e| {
-                        let node::RetryEntry {
-                            pod,
-                            increasing_requests,
-                            priority,
-                            guaranteed,
-                            pending_since,
-                        } = e;
-                        entry(
-                            pod,
-                            *increasing_requests,
-                            *priority,
-                            *guaranteed,
-                            pending_since.as_deref(),
-                        )
-                    })
-                    .collect();
-                json!({"order": order, "dropped": dropped})
-            }
-            Err(e) => component_error(&e),
-        };
+    match runtime().retry_order(request) {
+        Ok(p) => {
+            let node::RetryPlan { order, dropped } = &p;
+            let order: Vec<Value> = order
+                .iter()
+                .map(|e| {
+                    let node::RetryEntry {
+                        pod,
+                        increasing_requests,
+                        priority,
+                        guaranteed,
+                        pending_since,
+                    } = e;
+                    entry(
+                        pod,
+                        *increasing_requests,
+                        *priority,
+                        *guaranteed,
+                        pending_since.as_deref(),
+                    )
+                })
+                .collect();
+            json!({"order": order, "dropped": dropped})
+        }
+        Err(e) => component_error(&e),
     }
-    match runtime().allocate(&request) {
+}
+
+/// The component's answer to `allocate(request)`.
+pub fn wasm_allocate(request: &str) -> Value {
+    use podmut::bindings::exports::podmut::policy::node;
+    match runtime().allocate(request) {
         Ok(d) => {
             let node::AllocationDecision {
                 outcome,

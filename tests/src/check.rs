@@ -34,12 +34,32 @@ fn answer(allowed: bool, errors: &[Value], warnings: &[String], message: &str) -
 }
 
 fn native(c: &Case) -> Value {
-    let sub = match c.subresource.parse::<podmut_core::Subresource>() {
-        Ok(s) => s,
-        Err(e) => return json!({"caseError": e}),
-    };
-    let new = json_text(c.new.as_ref()).unwrap_or_default();
-    match podmut_core::check_documents(json_text(c.old.as_ref()).as_deref(), &new, sub, &settings_text(c)) {
+    match c.subresource.parse::<podmut_core::Subresource>() {
+        Ok(sub) => native_answer(
+            json_text(c.old.as_ref()).as_deref(),
+            &json_text(c.new.as_ref()).unwrap_or_default(),
+            sub,
+            &settings_text(c),
+        ),
+        Err(e) => json!({"caseError": e}),
+    }
+}
+
+fn wasm(c: &Case) -> Value {
+    match podmut::output::parse_subresource(&c.subresource) {
+        Ok(sub) => wasm_answer(
+            json_text(c.old.as_ref()).as_deref(),
+            &json_text(c.new.as_ref()).unwrap_or_default(),
+            sub,
+            &settings_text(c),
+        ),
+        Err(e) => json!({"caseError": e}),
+    }
+}
+
+/// podmut-core's answer to `check(old, new, sub, settings)` (documents as text).
+pub fn native_answer(old: Option<&str>, new: &str, sub: podmut_core::Subresource, settings: &str) -> Value {
+    match podmut_core::check_documents(old, new, sub, settings) {
         Ok(v) => {
             let podmut_core::Verdict {
                 allowed,
@@ -73,13 +93,9 @@ fn native(c: &Case) -> Value {
     }
 }
 
-fn wasm(c: &Case) -> Value {
-    let sub = match podmut::output::parse_subresource(&c.subresource) {
-        Ok(s) => s,
-        Err(e) => return json!({"caseError": e}),
-    };
-    let new = json_text(c.new.as_ref()).unwrap_or_default();
-    match runtime().check(json_text(c.old.as_ref()).as_deref(), &new, sub, &settings_text(c)) {
+/// The component's answer to `check(old, new, sub, settings)`, in the same shape.
+pub fn wasm_answer(old: Option<&str>, new: &str, sub: podmut::types::Subresource, settings: &str) -> Value {
+    match runtime().check(old, new, sub, settings) {
         Ok(v) => {
             let podmut::types::Verdict {
                 allowed,

@@ -71,14 +71,30 @@ fn handler(
     h
 }
 
-fn native(c: &Case) -> Value {
+/// The configs text and the scope of a case.
+fn configs_and_scope(c: &Case) -> (String, podmut_core::CoverageScope) {
     let (configs, scope) = split(c);
     let scope = podmut_core::CoverageScope {
         namespace_labels: labels(scope.as_ref(), "namespaceLabels"),
         pod_labels: labels(scope.as_ref(), "podLabels"),
         pod_name: pod_name(scope.as_ref()),
     };
-    match podmut_core::coverage(&configs, &scope) {
+    (configs, scope)
+}
+
+fn native(c: &Case) -> Value {
+    let (configs, scope) = configs_and_scope(c);
+    native_answer(&configs, &scope)
+}
+
+fn wasm(c: &Case) -> Value {
+    let (configs, scope) = configs_and_scope(c);
+    wasm_answer(&configs, &scope)
+}
+
+/// podmut-core's answer to `coverage(configs, scope)`.
+pub fn native_answer(configs: &str, scope: &podmut_core::CoverageScope) -> Value {
+    match podmut_core::coverage(configs, scope) {
         Ok(r) => {
             let podmut_core::CoverageReport {
                 dynamic_allowed,
@@ -117,16 +133,19 @@ fn native(c: &Case) -> Value {
     }
 }
 
-fn wasm(c: &Case) -> Value {
+/// The component's answer to `coverage(configs, scope)` (the same scope, as the WIT record).
+pub fn wasm_answer(configs: &str, scope: &podmut_core::CoverageScope) -> Value {
     use podmut::bindings::exports::podmut::policy::admission;
-    let (configs, scope) = split(c);
-    let to_list = |m: Option<BTreeMap<String, String>>| m.map(|m| m.into_iter().collect::<Vec<_>>());
-    let wit_scope = scope.as_ref().map(|s| podmut::types::CoverageScope {
-        namespace_labels: to_list(labels(Some(s), "namespaceLabels")),
-        pod_labels: to_list(labels(Some(s), "podLabels")),
-        pod_name: pod_name(Some(s)),
-    });
-    match runtime().coverage_scoped(&configs, wit_scope.as_ref()) {
+    let to_list = |m: &Option<BTreeMap<String, String>>| {
+        m.as_ref()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>())
+    };
+    let wit_scope = podmut::types::CoverageScope {
+        namespace_labels: to_list(&scope.namespace_labels),
+        pod_labels: to_list(&scope.pod_labels),
+        pod_name: scope.pod_name.clone(),
+    };
+    match runtime().coverage_scoped(configs, Some(&wit_scope)) {
         Ok(r) => {
             let admission::CoverageReport {
                 dynamic_allowed,

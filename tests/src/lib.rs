@@ -26,6 +26,7 @@ pub mod check;
 pub mod coverage;
 pub mod probes;
 pub mod qos;
+pub mod review;
 pub mod statuses;
 
 /// How an area runs its cases: natively and through the component, both giving the function's

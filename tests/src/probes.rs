@@ -49,9 +49,24 @@ impl Row<'_> {
 }
 
 fn native(c: &Case) -> Value {
-    let old = json_text(c.old.as_ref()).unwrap_or_default();
-    let new = json_text(c.new.as_ref()).unwrap_or_default();
-    match podmut_core::probe_plan_documents(&old, &new, &settings_text(c)) {
+    native_answer(
+        &json_text(c.old.as_ref()).unwrap_or_default(),
+        &json_text(c.new.as_ref()).unwrap_or_default(),
+        &settings_text(c),
+    )
+}
+
+fn wasm(c: &Case) -> Value {
+    wasm_answer(
+        &json_text(c.old.as_ref()).unwrap_or_default(),
+        &json_text(c.new.as_ref()).unwrap_or_default(),
+        &settings_text(c),
+    )
+}
+
+/// podmut-core's answer to `probe-plan(old, new, settings)`.
+pub fn native_answer(old: &str, new: &str, settings: &str) -> Value {
+    match podmut_core::probe_plan_documents(old, new, settings) {
         Ok(p) => {
             let podmut_core::ProbeReconciliation {
                 reconciled,
@@ -99,11 +114,10 @@ fn native(c: &Case) -> Value {
     }
 }
 
-fn wasm(c: &Case) -> Value {
+/// The component's answer to `probe-plan(old, new, settings)`.
+pub fn wasm_answer(old: &str, new: &str, settings: &str) -> Value {
     use podmut::bindings::exports::podmut::policy::node;
-    let old = json_text(c.old.as_ref()).unwrap_or_default();
-    let new = json_text(c.new.as_ref()).unwrap_or_default();
-    match runtime().probe_plan(&old, &new, &settings_text(c)) {
+    match runtime().probe_plan(old, new, settings) {
         Ok(p) => {
             let node::ProbeReconciliation {
                 reconciled,

@@ -23,20 +23,36 @@ fn always_compute(c: &Case) -> bool {
 }
 
 fn native(c: &Case) -> Value {
-    let pod = json_text(c.pod.as_ref()).unwrap_or_default();
-    match podmut_core::qos_document(&pod, !c.no_defaults, always_compute(c)) {
+    native_answer(
+        &json_text(c.pod.as_ref()).unwrap_or_default(),
+        !c.no_defaults,
+        always_compute(c),
+    )
+}
+
+fn wasm(c: &Case) -> Value {
+    wasm_answer(
+        &json_text(c.pod.as_ref()).unwrap_or_default(),
+        !c.no_defaults,
+        always_compute(c),
+    )
+}
+
+/// podmut-core's answer to `qos(pod, options)`.
+pub fn native_answer(pod: &str, apply_defaults: bool, always_compute: bool) -> Value {
+    match podmut_core::qos_document(pod, apply_defaults, always_compute) {
         Ok(q) => json!({"qosClass": q.as_str()}),
         Err(e) => native_input_error(&e),
     }
 }
 
-fn wasm(c: &Case) -> Value {
-    let pod = json_text(c.pod.as_ref()).unwrap_or_default();
+/// The component's answer to `qos(pod, options)`.
+pub fn wasm_answer(pod: &str, apply_defaults: bool, always_compute: bool) -> Value {
     let opts = podmut::types::QosOptions {
-        apply_defaults: !c.no_defaults,
-        always_compute: always_compute(c),
+        apply_defaults,
+        always_compute,
     };
-    match runtime().qos(&pod, opts) {
+    match runtime().qos(pod, opts) {
         Ok(q) => json!({"qosClass": podmut::output::qos_name(q)}),
         Err(e) => component_error(&e),
     }

@@ -19,16 +19,24 @@ fn parse(report: &str) -> Value {
 }
 
 fn native(c: &Case) -> Value {
-    let request = json_text(c.request.as_ref()).unwrap_or_default();
-    match podmut_core::container_statuses_document(&request) {
+    native_answer(&json_text(c.request.as_ref()).unwrap_or_default())
+}
+
+fn wasm(c: &Case) -> Value {
+    wasm_answer(&json_text(c.request.as_ref()).unwrap_or_default())
+}
+
+/// podmut-core's answer to `container-statuses(request)`.
+pub fn native_answer(request: &str) -> Value {
+    match podmut_core::container_statuses_document(request) {
         Ok(r) => parse(&r),
         Err(e) => native_input_error(&e),
     }
 }
 
-fn wasm(c: &Case) -> Value {
-    let request = json_text(c.request.as_ref()).unwrap_or_default();
-    match runtime().container_statuses(&request) {
+/// The component's answer to `container-statuses(request)`.
+pub fn wasm_answer(request: &str) -> Value {
+    match runtime().container_statuses(request) {
         Ok(r) => parse(&r),
         Err(e) => component_error(&e),
     }
