@@ -16,6 +16,8 @@
 //!   the fail-closed [`coverage`] report;
 //! - kubelet side: [`allocate_document`], [`retry_order_document`], [`probe_plan_documents`],
 //!   [`container_statuses_document`];
+//! - the rule-origin table: [`rules`] / [`rule`] ([`Rule`], [`RequestPath`]): every origin, the
+//!   request paths that run it, its upstream source and one line of text;
 //! - inputs: [`Settings`] and the document readers ([`parse_pod`], [`parse_text`], ...), whose
 //!   errors are an [`InputError`].
 //!
@@ -49,6 +51,7 @@ mod qos;
 mod quantity;
 mod resize;
 mod resource_helper;
+mod rules;
 mod semantic;
 mod settings;
 mod status_update;
@@ -70,6 +73,7 @@ pub use probe_plan::{
     Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
 };
 pub use qos::{QosClass, qos_document};
+pub use rules::{RequestPath, Rule, UPSTREAM, rule, rules};
 pub use settings::{FeatureGates, Gate, MemoryLimitDecrease, Settings, UnknownSubresource};
 pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};

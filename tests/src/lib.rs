@@ -24,6 +24,7 @@ pub use podmut_fixtures::{Case, LoadedCase, cases_dir};
 pub mod allocate;
 pub mod check;
 pub mod coverage;
+pub mod origins;
 pub mod probes;
 pub mod qos;
 pub mod review;

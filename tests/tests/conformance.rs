@@ -2,7 +2,8 @@
 //!
 //! `cargo test -p podmut-conformance --test conformance -- update/` runs one area;
 //! `PODMUT_BLESS=1` (`cargo xtask bless`) rewrites each case's `expect` from the native result and
-//! prints the diff; it is refused under CI (`CI` set).
+//! prints the diff; it is refused under CI (`CI` set). `rules/every-origin-has-a-fixture` checks
+//! that every rule origin of `core/src/rules.rs` is expected by some case.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -20,6 +21,12 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let coverage = {
+        let cases = cases.clone();
+        Trial::test("rules/every-origin-has-a-fixture", move || {
+            podmut_conformance::origins::check_every_origin_has_a_fixture(&cases).map_err(Failed::from)
+        })
+    };
     let trials: Vec<Trial> = cases
         .into_iter()
         .map(|c| {
@@ -28,6 +35,7 @@ fn main() -> std::process::ExitCode {
                 podmut_conformance::run_case(&c, bless).map_err(Failed::from)
             })
         })
+        .chain(std::iter::once(coverage))
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }

@@ -518,6 +518,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn annotations_may_total_at_most_256_kib() {
+        let path = Path::new("metadata").child("annotations");
+        let at_limit = BTreeMap::from([("a".to_string(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT - 1))]);
+        assert!(validate_annotations(Some(&at_limit), &path).is_empty());
+        let over = BTreeMap::from([("a".to_string(), "x".repeat(TOTAL_ANNOTATION_SIZE_LIMIT))]);
+        let errs = validate_annotations(Some(&over), &path);
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].error_type, crate::field::ErrorType::TooLong);
+        assert_eq!(errs[0].field.to_string(), "metadata.annotations");
+        assert_eq!(errs[0].origin, "meta/annotations-size");
+    }
+
+    #[test]
     fn dns_labels() {
         for ok in ["a", "abc", "a-b", "123", "0-a", &"a".repeat(63)] {
             assert!(is_dns1123_label(ok).is_empty(), "{ok}");
