@@ -1344,7 +1344,7 @@ static RULES: &[Rule] = &[
     Rule {
         origin: "volume/csi-driver",
         paths: SPEC,
-        source: "pkg/apis/core/validation.validateCSIDriverName",
+        source: "pkg/apis/core/validation.ValidateCSIDriverName",
         text: "a csi driver name is required, at most 63 characters, a DNS-1123 subdomain",
     },
     Rule {
@@ -1368,7 +1368,7 @@ static RULES: &[Rule] = &[
     Rule {
         origin: "volume/empty-dir-size",
         paths: SPEC,
-        source: "pkg/apis/core/validation.validateEmptyDirVolumeSource",
+        source: "pkg/apis/core/validation.validateVolumeSource",
         text: "an emptyDir sizeLimit must be positive",
     },
     Rule {
@@ -1392,8 +1392,8 @@ static RULES: &[Rule] = &[
     Rule {
         origin: "volume/file-mode",
         paths: SPEC,
-        source: "pkg/apis/core/validation.validateVolumeMode",
-        text: "a volume file mode must be between 0 and 0777",
+        source: "pkg/apis/core/validation.validateSecretVolumeSource",
+        text: "a volume file mode (defaultMode, an item mode) must be between 0 and 0777",
     },
     Rule {
         origin: "volume/flex-options",
