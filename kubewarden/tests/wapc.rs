@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
+use wasm_encoder::Section as _;
 use wasmtime::{Caller, Engine, Extern, Linker, Module, Store};
 
 /// The custom section Kubewarden reads its metadata from.
@@ -63,27 +64,14 @@ fn policy_module() -> Vec<u8> {
 
 /// What `kwctl annotate` does to the module: metadata.yml as JSON in a custom section at the end.
 fn annotate(module: &[u8], metadata_yaml: &str) -> Vec<u8> {
-    fn leb(mut n: usize, out: &mut Vec<u8>) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
     let metadata: Value = serde_yaml_ng::from_str(metadata_yaml).unwrap();
     let payload = serde_json::to_vec(&metadata).unwrap();
-    let mut body = Vec::new();
-    leb(METADATA_SECTION.len(), &mut body);
-    body.extend_from_slice(METADATA_SECTION.as_bytes());
-    body.extend_from_slice(&payload);
     let mut out = module.to_vec();
-    out.push(0); // custom section id
-    leb(body.len(), &mut out);
-    out.extend_from_slice(&body);
+    wasm_encoder::CustomSection {
+        name: METADATA_SECTION.into(),
+        data: payload.into(),
+    }
+    .append_to(&mut out);
     out
 }
 

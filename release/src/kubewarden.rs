@@ -10,6 +10,7 @@
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
+use wasm_encoder::{CustomSection, RawSection, Section as _};
 
 use crate::Release;
 
@@ -41,13 +42,11 @@ pub(crate) fn annotate(module: &[u8], metadata: &Value, usage: &str, version: &s
     let payload = serde_json::to_vec(&metadata).context("metadata as JSON")?;
 
     let mut out = strip_section(module, METADATA_SECTION)?;
-    let mut body = Vec::new();
-    leb128(METADATA_SECTION.len(), &mut body);
-    body.extend_from_slice(METADATA_SECTION.as_bytes());
-    body.extend_from_slice(&payload);
-    out.push(0); // custom section id
-    leb128(body.len(), &mut out);
-    out.extend_from_slice(&body);
+    CustomSection {
+        name: METADATA_SECTION.into(),
+        data: payload.into(),
+    }
+    .append_to(&mut out);
     Ok(out)
 }
 
@@ -60,27 +59,15 @@ fn strip_section(module: &[u8], name: &str) -> Result<Vec<u8>> {
         if let Some((id, range)) = payload.as_section() {
             let keep = !matches!(&payload, Payload::CustomSection(c) if c.name() == name);
             if keep {
-                // The section header (id + size) precedes the content range.
-                let mut header = vec![id];
-                leb128(range.len(), &mut header);
-                out.extend_from_slice(&header);
-                out.extend_from_slice(&module[range]);
+                RawSection {
+                    id,
+                    data: &module[range],
+                }
+                .append_to(&mut out);
             }
         }
     }
     Ok(out)
-}
-
-fn leb128(mut n: usize, out: &mut Vec<u8>) {
-    loop {
-        let byte = (n & 0x7f) as u8;
-        n >>= 7;
-        if n == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 /// `artifacthub-pkg.yml` (Artifact Hub's package metadata, the Kubewarden flavour).
@@ -208,13 +195,11 @@ mod tests {
     fn module() -> Vec<u8> {
         let mut m = b"\0asm\x01\0\0\0".to_vec();
         for (name, data) in [("a", &b"x"[..]), (METADATA_SECTION, &b"{}"[..])] {
-            let mut body = Vec::new();
-            leb128(name.len(), &mut body);
-            body.extend_from_slice(name.as_bytes());
-            body.extend_from_slice(data);
-            m.push(0);
-            leb128(body.len(), &mut m);
-            m.extend_from_slice(&body);
+            CustomSection {
+                name: name.into(),
+                data: data.into(),
+            }
+            .append_to(&mut m);
         }
         m
     }

@@ -179,8 +179,8 @@ fn the_deployment_runs_the_dist_image_and_scales_on_cpu() {
     };
     assert!(requests["cpu"].as_str().unwrap().ends_with('m'));
     assert!(
-        mem(&requests["memory"]) >= 32,
-        "at least the measured ~30 MiB RSS"
+        mem(&requests["memory"]) >= 60,
+        "at least the dist binary's measured ~59 MiB RSS under load (BENCHMARKS.md)"
     );
     assert!(mem(&c["resources"]["limits"]["memory"]) > mem(&requests["memory"]));
 
