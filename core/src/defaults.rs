@@ -426,6 +426,11 @@ fn round_up_requirements(r: &mut ResourceRequirements) {
 /// invalid ones are left for validation to report).
 fn round_up_resource_list(list: &mut BTreeMap<String, K8sQuantity>) {
     for v in list.values_mut() {
+        // Only a fraction, a nano/micro suffix or an exponent can be finer than a milli-unit:
+        // every other value is left as written without parsing it.
+        if !v.0.contains(['.', 'n', 'u', 'e', 'E']) {
+            continue;
+        }
         if let Ok(q) = Quantity::from_k8s(v)
             && q.has_sub_milli_precision()
         {

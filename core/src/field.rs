@@ -5,6 +5,7 @@
 //! [`FieldError`] also carries a stable `origin` (the rule id), so tests match on
 //! (type, field, origin) and never on message text.
 
+use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -39,16 +40,52 @@ struct Element {
     segment: Segment,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// One element; names are nearly always literals, so they are borrowed, and list indexes are kept
+/// as numbers: building a path allocates only its `Arc`.
+#[derive(Clone, Debug)]
 enum Segment {
-    Name(String),
+    Name(Cow<'static, str>),
+    Index(usize),
     Subscript(String),
+}
+
+impl Segment {
+    /// A subscript as upstream renders it (`Index(0)` and `Key("0")` are the same element).
+    fn subscript(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Segment::Name(_) => None,
+            Segment::Index(i) => Some(Cow::Owned(i.to_string())),
+            Segment::Subscript(s) => Some(Cow::Borrowed(s)),
+        }
+    }
+}
+
+impl PartialEq for Segment {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Segment::Name(a), Segment::Name(b)) => a == b,
+            (Segment::Index(a), Segment::Index(b)) => a == b,
+            (Segment::Name(_), _) | (_, Segment::Name(_)) => false,
+            _ => self.subscript() == other.subscript(),
+        }
+    }
+}
+
+impl Eq for Segment {}
+
+impl Hash for Segment {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Segment::Name(n) => (0u8, n.as_ref()).hash(state),
+            _ => (1u8, self.subscript()).hash(state),
+        }
+    }
 }
 
 impl Path {
     /// A root path named `name` (upstream `field.NewPath(name)`).
-    pub fn new(name: &str) -> Self {
-        Self::default().push(Segment::Name(name.to_owned()))
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Self::default().push(Segment::Name(name.into()))
     }
 
     /// The whole-object path `field.NewPath("")`, which upstream renders as `[]`.
@@ -58,14 +95,14 @@ impl Path {
 
     /// A child field (upstream `Child`).
     #[must_use]
-    pub fn child(&self, name: &str) -> Self {
-        self.push(Segment::Name(name.to_owned()))
+    pub fn child(&self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.push(Segment::Name(name.into()))
     }
 
     /// A list subscript (upstream `Index`).
     #[must_use]
     pub fn index(&self, i: usize) -> Self {
-        self.push(Segment::Subscript(i.to_string()))
+        self.push(Segment::Index(i))
     }
 
     /// A map-key subscript (upstream `Key`).
@@ -123,6 +160,7 @@ impl fmt::Display for Path {
                     f.write_str(name)?;
                 }
                 Segment::Name(_) => f.write_str("[]")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
                 Segment::Subscript(s) => write!(f, "[{s}]")?,
             }
         }

@@ -81,7 +81,14 @@ impl Quantity {
         let parts = split_quantity(s)?;
         let (base, exponent, format) = interpret_suffix(parts.suffix).ok_or(QuantityError::Suffix)?;
         // Digits of the mantissa as one integer, with `frac_digits` decimals.
-        let digits: String = format!("{}{}", parts.num, parts.denom);
+        // (Concatenated only when there is a fraction: this runs for every quantity of every Pod.)
+        let joined;
+        let digits = if parts.denom.is_empty() {
+            parts.num
+        } else {
+            joined = [parts.num, parts.denom].concat();
+            &joined
+        };
         let digits = digits.trim_start_matches('0');
         let frac_digits = i32::try_from(parts.denom.len()).map_err(|_| QuantityError::Numeric)?;
         let mut nanos = scale_to_nanos(digits, frac_digits, base, exponent)?;

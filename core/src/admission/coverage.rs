@@ -487,22 +487,23 @@ impl Ctx<'_> {
     }
 
     fn criteria(&self, path: &Path, m: ar::MatchResources) -> Result<Criteria, InputError> {
-        let named =
-            |field: &str, rules: Option<Vec<ar::NamedRuleWithOperations>>| -> Result<Vec<Rule>, InputError> {
-                let mut out = Vec::new();
-                for (j, r) in rules.unwrap_or_default().into_iter().enumerate() {
-                    out.push(self.rule(
-                        path.child(field).index(j),
-                        r.operations,
-                        r.api_groups,
-                        r.api_versions,
-                        r.resources,
-                        r.scope,
-                        r.resource_names,
-                    )?);
-                }
-                Ok(out)
-            };
+        let named = |field: &'static str,
+                     rules: Option<Vec<ar::NamedRuleWithOperations>>|
+         -> Result<Vec<Rule>, InputError> {
+            let mut out = Vec::new();
+            for (j, r) in rules.unwrap_or_default().into_iter().enumerate() {
+                out.push(self.rule(
+                    path.child(field).index(j),
+                    r.operations,
+                    r.api_groups,
+                    r.api_versions,
+                    r.resources,
+                    r.scope,
+                    r.resource_names,
+                )?);
+            }
+            Ok(out)
+        };
         Ok(Criteria {
             rules: named("resourceRules", m.resource_rules)?,
             exclude: named("excludeResourceRules", m.exclude_resource_rules)?,

@@ -118,7 +118,7 @@ pub(crate) fn validate_pod_specific_annotations(
     }
     for (k, p) in annotations {
         if k.starts_with(SECCOMP_CONTAINER_ANNOTATION_PREFIX) {
-            errs.extend(validate_seccomp_annotation_value(p, &path.child(k)));
+            errs.extend(validate_seccomp_annotation_value(p, &path.child(k.clone())));
         }
     }
     for (k, p) in annotations {

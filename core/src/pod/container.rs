@@ -290,7 +290,7 @@ fn validate_env_from(sources: &[EnvFromSource], relaxed: bool, path: &Path) -> E
 fn mount_device_overlap(
     (name, item_path): (&str, &str),
     others: &BTreeMap<&str, &str>,
-    (at, path_field, other_list): (&Path, &str, &str),
+    (at, path_field, other_list): (&Path, &'static str, &str),
     origin: &'static str,
 ) -> ErrorList {
     let mut errs = ErrorList::new();

@@ -323,7 +323,7 @@ pub(crate) fn validate_object_meta_update(
                 .with_origin("meta/generation-decrement"),
         );
     }
-    let immutable = |errs: &mut ErrorList, field: &str, changed: bool, value: BadValue| {
+    let immutable = |errs: &mut ErrorList, field: &'static str, changed: bool, value: BadValue| {
         if changed {
             errs.push(
                 FieldError::invalid(&path.child(field), value, FIELD_IMMUTABLE).with_origin("meta/immutable"),

@@ -135,6 +135,7 @@ fn all_containers(spec: &PodSpec) -> impl Iterator<Item = Cow<'_, Container>> {
 /// `usesIndivisibleHugePagesValues`: a hugepages request or limit of any container, or a
 /// hugepages overhead, that is not a multiple of its page size.
 fn uses_indivisible_huge_pages_values(spec: &PodSpec) -> bool {
+    // Only hugepages entries are parsed: this runs on every update, and most Pods have none.
     let indivisible = |list: Option<&crate::resource_helper::ResourceList>| {
         list.into_iter().flatten().any(|(name, q)| {
             is_hugepage(name) && Quantity::from_k8s(q).is_ok_and(|q| !hugepage_value_divisible(name, &q))

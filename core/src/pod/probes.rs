@@ -194,21 +194,22 @@ fn validate_handler(
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut count = 0;
-    let mut one = |errs: &mut ErrorList, field: &str, present: bool, check: &dyn Fn(&Path) -> ErrorList| {
-        if !present {
-            return;
-        }
-        let p = path.child(field);
-        if count > 0 {
-            errs.push(
-                FieldError::forbidden(&p, "may not specify more than 1 handler type")
-                    .with_origin("probe/one-handler"),
-            );
-        } else {
-            count += 1;
-            errs.extend(check(&p));
-        }
-    };
+    let mut one =
+        |errs: &mut ErrorList, field: &'static str, present: bool, check: &dyn Fn(&Path) -> ErrorList| {
+            if !present {
+                return;
+            }
+            let p = path.child(field);
+            if count > 0 {
+                errs.push(
+                    FieldError::forbidden(&p, "may not specify more than 1 handler type")
+                        .with_origin("probe/one-handler"),
+                );
+            } else {
+                count += 1;
+                errs.extend(check(&p));
+            }
+        };
     one(&mut errs, "exec", h.exec.is_some(), &|p| {
         h.exec.map(|e| validate_exec(e, p)).unwrap_or_default()
     });

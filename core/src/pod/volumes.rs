@@ -632,7 +632,7 @@ fn validate_volume_source(v: &Volume, path: &Path, ctx: &VolumeContext<'_>) -> E
         }
         if found {
             errs.push(
-                FieldError::forbidden(&path.child(name), "may not specify more than 1 volume type")
+                FieldError::forbidden(&path.child(*name), "may not specify more than 1 volume type")
                     .with_origin("volume/one-source"),
             );
         } else {

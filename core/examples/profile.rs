@@ -1,0 +1,62 @@
+//! A loop over one podmut call, for profilers (`perf record`, `valgrind --tool=callgrind`) and
+//! for wall-clock best-of timings of native podmut-core.
+//!
+//! ```sh
+//! node web/bench/fixture.mjs 5 > review5.json
+//! cargo build --release -p podmut-core --example profile
+//! target/release/examples/profile review review5.json 2000        # best-of batches, µs per call
+//! valgrind --tool=callgrind target/release/examples/profile review review5.json 20
+//! ```
+//!
+//! Modes: `review FILE N` (`admission.review` on an AdmissionReview), `check OLD NEW N`
+//! (`validate.check` on two Pod documents).
+#![expect(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a profiling harness: failing loudly is fine"
+)]
+
+use std::hint::black_box;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let (call, n): (Box<dyn Fn()>, usize) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["review", file, n] => {
+            let text = read(file);
+            let out = podmut_core::review(&text, "").expect("review");
+            assert!(out.contains(r#""allowed":true"#), "{out}");
+            (
+                Box::new(move || {
+                    black_box(podmut_core::review(black_box(&text), "").expect("review"));
+                }),
+                n.parse().expect("N"),
+            )
+        }
+        ["check", old, new, n] => {
+            let (old, new) = (read(old), read(new));
+            (
+                Box::new(move || {
+                    black_box(
+                        podmut_core::check_documents(Some(&old), &new, podmut_core::Subresource::None, "")
+                            .expect("check"),
+                    );
+                }),
+                n.parse().expect("N"),
+            )
+        }
+        _ => panic!("usage: profile review FILE N | profile check OLD NEW N"),
+    };
+    // Best of 5 batches of n calls: the least-disturbed batch on a shared machine.
+    let best = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..n {
+                call();
+            }
+            t.elapsed().as_secs_f64() / n as f64
+        })
+        .fold(f64::INFINITY, f64::min);
+    println!("{:.1} µs per call (best of 5 batches of {n})", best * 1e6);
+}
