@@ -6,7 +6,7 @@ import { EXAMPLES } from './examples.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  build: $('build'), example: $('example'), sub: $('sub'), share: $('share'), shareLink: $('share-link'),
+  build: $('build'), example: $('example'), sub: $('sub'), profile: $('profile'), share: $('share'), shareLink: $('share-link'),
   old: $('old'), new: $('new'), oldStatus: $('old-status'), newStatus: $('new-status'),
   verdict: $('verdict'), errors: $('errors'), warnings: $('warnings'), qos: $('qos'), probes: $('probes'),
   nodeCpu: $('node-cpu'), nodeMemory: $('node-memory'), bars: $('bars'), allocation: $('allocation'),
@@ -14,6 +14,10 @@ const ui = {
 };
 
 const SUBRESOURCES = ['none', 'dynamic', 'ephemeral-containers', 'resize', 'status'];
+// The settings profiles: '' is the defaults; strict is policies/strict.yaml's setting (a host test
+// checks that the two agree).
+const PROFILES = { default: '', strict: '{"securityContextEscalation":"forbid"}' };
+const settings = () => PROFILES[ui.profile.value] ?? '';
 const NOT_AVAILABLE = 'not available in this build';
 
 // ---- the component -----------------------------------------------------------------------------
@@ -61,7 +65,7 @@ function call(fn) {
   }
 }
 
-// ---- share links: #old=<base64url JSON>&new=<base64url JSON>&sub=<subresource> -----------------
+// ---- share links: #old=<base64url JSON>&new=<base64url JSON>&sub=<subresource>[&profile=strict] --
 
 function toBase64Url(text) {
   const bytes = new TextEncoder().encode(text);
@@ -91,6 +95,7 @@ function shareHash() {
   if (oldPart) params.set('old', oldPart);
   params.set('new', part(ui.new.value));
   params.set('sub', ui.sub.value);
+  if (ui.profile.value !== 'default') params.set('profile', ui.profile.value);
   return '#' + params.toString();
 }
 
@@ -111,6 +116,8 @@ function loadHash(hash) {
   ui.new.value = pod('new');
   const sub = params.get('sub') ?? 'none';
   ui.sub.value = SUBRESOURCES.includes(sub) ? sub : 'none';
+  const profile = params.get('profile') ?? 'default';
+  ui.profile.value = Object.hasOwn(PROFILES, profile) ? profile : 'default';
   return true;
 }
 
@@ -393,7 +400,7 @@ function update() {
   const oldParsed = parsePod(oldText, ui.oldStatus, 'Old Pod');
   const newParsed = parsePod(newText, ui.newStatus, 'New Pod');
   if (!podmut) return;
-  const verdict = call(() => podmut.validate.check(oldText.trim() ? oldText : undefined, newText, ui.sub.value, ''));
+  const verdict = call(() => podmut.validate.check(oldText.trim() ? oldText : undefined, newText, ui.sub.value, settings()));
   const errors = renderVerdict(verdict);
   renderDiff(oldParsed.value, newParsed.value, errors);
   if (verdict.err && !(oldParsed.ok && newParsed.ok)) {
@@ -430,6 +437,7 @@ ui.example.addEventListener('change', () => {
 });
 for (const el of [ui.old, ui.new, ui.nodeCpu, ui.nodeMemory]) el.addEventListener('input', schedule);
 ui.sub.addEventListener('change', update);
+ui.profile.addEventListener('change', update);
 ui.share.addEventListener('click', async () => {
   const link = location.href.split('#')[0] + shareHash();
   try {

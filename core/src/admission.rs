@@ -1,5 +1,16 @@
 //! Admission: AdmissionReview `admission.k8s.io/v1` in and out, routed by `request.subResource`,
 //! with denials in the API server's own `Status` shape.
+//!
+//! # Enforcement
+//!
+//! `settings.enforcement` decides what a request the rules would deny gets (see
+//! [`Enforcement`]): `deny` (the default) denies it; `warn` allows it with one AdmissionReview
+//! warning per error, each starting with [`WOULD_DENY_WARNING_PREFIX`], within the API server's
+//! warning limits ([`limit_warnings`]); `audit` allows it without warnings. In `warn` and `audit`
+//! the response carries the audit annotation [`WOULD_DENY_ANNOTATION`] with the denial message
+//! (the API server records it in the audit log as `<webhook name>/would-deny`), which is also how
+//! the webhook host tells a would-be denial from an allowed request. Requests podmut cannot read
+//! are errors whatever the enforcement: the host fails closed on them.
 
 use k8s_openapi::api::core::v1::Pod;
 use kube_core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
@@ -9,7 +20,7 @@ use serde_json::Value;
 
 use crate::document::{self, InputError};
 use crate::field::{FieldError, invalid_message};
-use crate::settings::{Settings, UnknownSubresource};
+use crate::settings::{Enforcement, Settings, UnknownSubresource};
 use crate::validation::{Subresource, Verdict, check};
 
 pub(crate) mod coverage;
@@ -20,6 +31,14 @@ pub use coverage::{CoverageReport, HandlerCoverage, Scope, coverage};
 pub(crate) const MAX_WARNING_CHARS: usize = 256;
 /// Upstream's total warning length before it starts truncating (`truncateAtTotalRunes`, in runes).
 pub(crate) const MAX_WARNINGS_TOTAL_CHARS: usize = 4096;
+
+/// The audit annotation (`response.auditAnnotations`) of a request that `warn` or `audit`
+/// enforcement allowed although the rules deny it; its value is the denial message. The API server
+/// prefixes the key with the webhook's name (`pod-changes.podmut.io/would-deny`).
+pub(crate) const WOULD_DENY_ANNOTATION: &str = "would-deny";
+
+/// How every warning that stands for an error begins under `enforcement: warn`.
+pub(crate) const WOULD_DENY_WARNING_PREFIX: &str = "podmut would deny: ";
 
 /// Answer an AdmissionReview (JSON or YAML text) with an AdmissionReview response (JSON text).
 ///
@@ -135,7 +154,7 @@ fn judge_pod_request(
         // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
         _ => return Ok(response),
     };
-    Ok(respond(response, &name, &verdict))
+    Ok(respond(response, &name, &verdict, settings.enforcement))
 }
 
 /// A request podmut does not judge: allowed with a warning, or denied, per settings.
@@ -146,6 +165,12 @@ fn unjudged(response: AdmissionResponse, what: &str, settings: &Settings) -> Adm
             r.warnings = Some(vec![format!("podmut does not judge {what}; allowed")]);
             r
         }
+        UnknownSubresource::Deny if settings.enforcement != Enforcement::Deny => would_deny(
+            response,
+            &format!("podmut does not judge {what} and unknownSubresource is deny"),
+            vec![format!("podmut does not judge {what} (unknownSubresource: deny)")],
+            settings.enforcement,
+        ),
         UnknownSubresource::Deny => {
             let mut r = response.deny(format!("podmut does not judge {what}; denied by policy"));
             r.result.status = Some(StatusSummary::Failure);
@@ -156,18 +181,63 @@ fn unjudged(response: AdmissionResponse, what: &str, settings: &Settings) -> Adm
     }
 }
 
-/// Turn a verdict into the response the API server itself would give.
-pub(crate) fn respond(mut response: AdmissionResponse, name: &str, verdict: &Verdict) -> AdmissionResponse {
-    let warnings = limit_warnings(&verdict.warnings);
-    if !warnings.is_empty() {
-        response.warnings = Some(warnings);
-    }
+/// Turn a verdict into the response the API server itself would give, under `enforcement`.
+pub(crate) fn respond(
+    response: AdmissionResponse,
+    name: &str,
+    verdict: &Verdict,
+    enforcement: Enforcement,
+) -> AdmissionResponse {
+    let mut response = response;
     if verdict.allowed {
+        set_warnings(&mut response, &verdict.warnings);
         return response;
     }
+    if enforcement != Enforcement::Deny {
+        let reasons = verdict
+            .errors
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.body()))
+            .collect();
+        let mut r = would_deny(response, &verdict.message, reasons, enforcement);
+        let mut warnings = r.warnings.take().unwrap_or_default();
+        warnings.extend(verdict.warnings.iter().cloned());
+        set_warnings(&mut r, &warnings);
+        return r;
+    }
+    set_warnings(&mut response, &verdict.warnings);
     response.allowed = false;
     response.result = invalid_status("Pod", name, &verdict.errors);
     response
+}
+
+/// An allowed response for a request the rules deny (`warn` or `audit` enforcement): the audit
+/// annotation with `message`, and under `warn` one warning per reason (podmut's prefix first, so a
+/// user sees whose warning it is).
+fn would_deny(
+    mut response: AdmissionResponse,
+    message: &str,
+    reasons: Vec<String>,
+    enforcement: Enforcement,
+) -> AdmissionResponse {
+    response.allowed = true;
+    response
+        .audit_annotations
+        .insert(WOULD_DENY_ANNOTATION.to_owned(), message.to_owned());
+    if enforcement == Enforcement::Warn {
+        let warnings: Vec<String> = reasons
+            .into_iter()
+            .map(|r| format!("{WOULD_DENY_WARNING_PREFIX}{r}"))
+            .collect();
+        set_warnings(&mut response, &warnings);
+    }
+    response
+}
+
+/// Set `warnings` (cut to the API server's limits); none leaves the field out.
+fn set_warnings(response: &mut AdmissionResponse, warnings: &[String]) {
+    let warnings = limit_warnings(warnings);
+    response.warnings = (!warnings.is_empty()).then_some(warnings);
 }
 
 /// `apierrors.NewInvalid(...)`'s `Status`: code 422, reason Invalid, one cause per error.
@@ -259,6 +329,7 @@ pub(crate) fn limit_warnings(warnings: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn review_json(op: &str, sub: &str, old_containers: &str, new_containers: &str) -> String {
         format!(
@@ -291,6 +362,96 @@ mod tests {
             "FieldValueForbidden"
         );
         assert_eq!(r["status"]["details"]["causes"][0]["field"], "spec.containers");
+    }
+
+    #[test]
+    fn warn_and_audit_allow_what_deny_denies() {
+        let text = review_json(
+            "UPDATE",
+            "",
+            r#"[{"name":"a","image":"x"}]"#,
+            r#"[{"name":"a","image":"x"},{"name":"b","image":"y"}]"#,
+        );
+        let message = "Pod \"web\" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers";
+        let deny: Value = serde_json::from_str(&review(&text, "enforcement: deny").unwrap()).unwrap();
+        assert_eq!(deny["response"]["allowed"], false);
+        assert!(deny["response"].get("auditAnnotations").is_none(), "{deny}");
+        let warn: Value = serde_json::from_str(&review(&text, "enforcement: warn").unwrap()).unwrap();
+        let r = &warn["response"];
+        assert_eq!(r["allowed"], true, "{warn}");
+        assert_eq!(r["uid"], "u-1");
+        assert!(
+            r.get("status")
+                .is_none_or(|s| s.get("code").is_none_or(|c| c != 422)),
+            "{warn}"
+        );
+        assert_eq!(
+            r["warnings"],
+            json!([
+                "podmut would deny: spec.containers: Forbidden: pod updates may not add or remove containers"
+            ])
+        );
+        assert_eq!(r["auditAnnotations"][WOULD_DENY_ANNOTATION], message);
+        let audit: Value = serde_json::from_str(&review(&text, "enforcement: audit").unwrap()).unwrap();
+        let r = &audit["response"];
+        assert_eq!(r["allowed"], true, "{audit}");
+        assert!(r.get("warnings").is_none_or(Value::is_null), "{audit}");
+        assert_eq!(r["auditAnnotations"][WOULD_DENY_ANNOTATION], message);
+        // An allowed request carries no annotation in any mode.
+        let ok = review_json(
+            "UPDATE",
+            "",
+            r#"[{"name":"a","image":"x"}]"#,
+            r#"[{"name":"a","image":"x2"}]"#,
+        );
+        for mode in ["deny", "warn", "audit"] {
+            let v: Value =
+                serde_json::from_str(&review(&ok, &format!("enforcement: {mode}")).unwrap()).unwrap();
+            assert_eq!(v["response"]["allowed"], true);
+            assert!(v["response"].get("auditAnnotations").is_none(), "{mode}: {v}");
+        }
+    }
+
+    #[test]
+    fn warn_keeps_many_errors_within_the_warning_limits() {
+        use crate::field::Path;
+        let errors: Vec<FieldError> = (0..60)
+            .map(|i| FieldError::forbidden(&Path::new("spec").child("containers").index(i), "x".repeat(200)))
+            .collect();
+        let verdict = Verdict::from_errors("web", errors, vec!["a strategy warning".into()]);
+        let mut base = AdmissionResponse::invalid("");
+        base.allowed = true;
+        let r = respond(base, "web", &verdict, Enforcement::Warn);
+        assert!(r.allowed);
+        let warnings = r.warnings.unwrap();
+        let total: usize = warnings.iter().map(|w| w.chars().count()).sum();
+        // The recorder stops once the total passes its limit (the last one may cross it).
+        assert!(total <= MAX_WARNINGS_TOTAL_CHARS + MAX_WARNING_CHARS, "{total}");
+        assert!(warnings.len() < 60 && warnings.len() >= MAX_WARNINGS_TOTAL_CHARS / MAX_WARNING_CHARS);
+        assert!(warnings.iter().all(|w| w.chars().count() <= MAX_WARNING_CHARS));
+        assert!(warnings[0].starts_with("podmut would deny: spec.containers[0]: Forbidden: xxx"));
+        assert!(r.audit_annotations[WOULD_DENY_ANNOTATION].starts_with("Pod \"web\" is invalid: ["));
+    }
+
+    #[test]
+    fn unjudged_denials_follow_enforcement_too() {
+        let text = review_json("UPDATE", "binding", "[]", "[]");
+        let v: Value =
+            serde_json::from_str(&review(&text, "unknownSubresource: deny\nenforcement: warn").unwrap())
+                .unwrap();
+        assert_eq!(v["response"]["allowed"], true);
+        assert!(
+            v["response"]["warnings"][0]
+                .as_str()
+                .unwrap()
+                .starts_with(WOULD_DENY_WARNING_PREFIX)
+        );
+        assert!(
+            v["response"]["auditAnnotations"][WOULD_DENY_ANNOTATION]
+                .as_str()
+                .unwrap()
+                .contains("pods/binding")
+        );
     }
 
     #[test]

@@ -52,6 +52,7 @@
 //! | `dynamic/qos-class` | `Invalid spec` | "cannot change the QOS class of the pod" |
 //! | `dynamic/node-support` | `Forbidden spec` | `pods/resize` version-skew guard, for resizes |
 //! | `dynamic/resize-*` | as `pods/resize` | "container & pod resizes ... The same validation rules apply" |
+//! | `strict/*` (with `securityContextEscalation: forbid`) | `Forbidden spec.containers[i].securityContext.<field>` | "No SecurityContext escalations" ([`crate::strict`]) |
 //!
 //! `spec.containers` may not become empty: full validation already reports `Required
 //! spec.containers`, so no second error is added. The added-container checks apply only where full
@@ -79,7 +80,7 @@ use crate::podutil::{
     init_containers, is_initialized, is_mirror_pod, is_restartable_init, is_windows, phase, spec as spec_of,
 };
 use crate::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
-use crate::settings::{Gate, MemoryLimitDecrease, Settings};
+use crate::settings::{Gate, MemoryLimitDecrease, SecurityContextEscalation, Settings};
 use crate::strategy::{Prepared, not_served};
 
 /// The resize origins `pods/dynamic` reports.
@@ -259,6 +260,7 @@ pub(crate) fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings)
     }
     errs.extend(change.structural_guards());
     let statuses = status_names(old);
+    let strict = settings.security_context_escalation == SecurityContextEscalation::Forbid;
     for &i in &change.added {
         check_added_container(
             &change.new_spec.containers[i],
@@ -268,6 +270,14 @@ pub(crate) fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings)
             &statuses,
             &mut errs,
         );
+        if strict {
+            errs.extend(crate::strict::check_added_container(
+                &change.new_spec.containers[i],
+                &Path::new("spec").child("containers").index(i),
+                new,
+                old,
+            ));
+        }
     }
     let mut projection = Projection::of_old(&change.old_spec);
     change.check_existing_containers(&mut projection, &mut errs);

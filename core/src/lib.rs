@@ -27,8 +27,9 @@
 //!   REST strategy step (`strategy` and the path module's `prepare_update`), the options derived
 //!   from the old Pod (`pod::options`), the shared validation (`pod`), then its own rules: `pod`
 //!   (create and plain update), `ephemeral` (`pods/ephemeralcontainers`), `resize` (`pods/resize`),
-//!   `dynamic` (`pods/dynamic`, KEP-5972), `status_update` (`pods/status`). No path module calls
-//!   another; what two paths share lives in `pod`;
+//!   `dynamic` (`pods/dynamic`, KEP-5972; with the strict profile also `strict`, "No
+//!   SecurityContext escalations"), `status_update` (`pods/status`). No path module calls another;
+//!   what two paths share lives in `pod`;
 //! - `pod`: ObjectMeta, annotations, spec, containers, probes, resources, resize rules, security,
 //!   scheduling, volumes, names;
 //! - shared helpers, one per upstream helper: `field` (paths and errors), `names` is
@@ -57,6 +58,7 @@ mod settings;
 mod status_update;
 mod statuses;
 mod strategy;
+mod strict;
 mod validation;
 
 pub use admission::{
@@ -74,6 +76,9 @@ pub use probe_plan::{
 };
 pub use qos::{QosClass, qos_document};
 pub use rules::{RequestPath, Rule, UPSTREAM, rule, rules};
-pub use settings::{FeatureGates, Gate, MemoryLimitDecrease, Settings, UnknownSubresource};
+pub use settings::{
+    Enforcement, FeatureGates, Gate, KubernetesVersion, MemoryLimitDecrease, SecurityContextEscalation,
+    Settings, UnknownSubresource,
+};
 pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::document::{self, InputError};
 
+mod versions;
+
+pub use versions::KubernetesVersion;
+
 /// A Kubernetes feature gate podmut knows about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Gate {
@@ -31,7 +35,7 @@ pub enum Gate {
     InPlacePodVerticalScalingExclusiveMemory,
     /// In-place resize of ordinary (non-restartable) init containers.
     InPlacePodVerticalScalingInitContainers,
-    /// Per-container restart rules (`restartPolicyRules`, 1.34 alpha).
+    /// Per-container restart rules (`restartPolicyRules`; alpha in 1.34, beta in 1.35).
     ContainerRestartRules,
     /// Any printable ASCII except `=` in env var names (beta, on since 1.32); off: the strict
     /// grammar, unless the old Pod already uses the name.
@@ -51,7 +55,8 @@ pub enum Gate {
 }
 
 impl Gate {
-    /// Every gate with its default (the defaults design.md §4 promises).
+    /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
+    /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
     pub const ALL: [(Gate, bool); 15] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
@@ -62,7 +67,7 @@ impl Gate {
         (Gate::InPlacePodVerticalScalingExclusiveCPUs, false),
         (Gate::InPlacePodVerticalScalingExclusiveMemory, false),
         (Gate::InPlacePodVerticalScalingInitContainers, false),
-        (Gate::ContainerRestartRules, false),
+        (Gate::ContainerRestartRules, true),
         (Gate::RelaxedEnvironmentVariableValidation, true),
         (Gate::RelaxedDNSSearchValidation, true),
         (Gate::PodLifecycleSleepActionAllowZero, true),
@@ -202,10 +207,46 @@ pub enum UnknownSubresource {
     Deny,
 }
 
+/// Whether containers added through `pods/dynamic` may escalate the Pod's SecurityContext.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SecurityContextEscalation {
+    /// KEP-5972's own rules: only privileged containers and host ports are refused.
+    #[default]
+    Allow,
+    /// The strict profile: KEP-5972's "No SecurityContext escalations" ([`crate::strict`]).
+    Forbid,
+}
+
+/// What the admission review does with a request podmut's rules would deny.
+///
+/// Like Gatekeeper's `enforcementAction` and Kubewarden's `monitor` mode, for rolling a webhook
+/// out gradually: `audit` first (nothing changes for users; the would-be denials are counted and
+/// logged), then `warn` (users see them), then `deny`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Enforcement {
+    /// Deny the request (`allowed: false`, the API server's `Status`).
+    #[default]
+    Deny,
+    /// Allow it; every error that would have denied it becomes an AdmissionReview warning
+    /// (`podmut would deny: <field>: <message>`), and the audit annotation `would-deny` holds the
+    /// denial message.
+    Warn,
+    /// Allow it without warnings; only the audit annotation `would-deny` records it (and the
+    /// webhook logs and counts it).
+    Audit,
+}
+
 /// All podmut settings. Every field has a default; the document form is camelCase.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Settings {
+    /// The cluster's Kubernetes release: its feature-gate defaults and version-dependent rules
+    /// (`memoryLimitDecrease`). Explicit `featureGates` and settings still win. Unset: the newest
+    /// supported release with the KEP-5972 and KEP-6318 gates on (podmut's defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kubernetes_version: Option<KubernetesVersion>,
     /// Feature gates (`{"DynamicContainers": true, ...}`); unnamed gates keep their defaults.
     pub feature_gates: FeatureGates,
     /// Apply Kubernetes defaulting (`SetDefaults_*`) to Pods before validating, like the API server.
@@ -216,6 +257,10 @@ pub struct Settings {
     pub memory_limit_decrease: MemoryLimitDecrease,
     /// Webhook handling of subresources podmut does not judge.
     pub unknown_subresource: UnknownSubresource,
+    /// What an AdmissionReview answer does with a request the rules would deny.
+    pub enforcement: Enforcement,
+    /// `forbid`: the strict profile (`policies/strict.yaml`) for containers added through `pods/dynamic`.
+    pub security_context_escalation: SecurityContextEscalation,
     /// KEP-5972: how many removed-container statuses the kubelet keeps (alpha: 10).
     pub removed_status_limit: u32,
     /// Largest accepted input document, in bytes (the API server's own request limit is 3 MiB).
@@ -225,11 +270,14 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
+            kubernetes_version: None,
             feature_gates: FeatureGates::default(),
             apply_defaults: true,
             allow_privileged: true,
             memory_limit_decrease: MemoryLimitDecrease::Allow,
             unknown_subresource: UnknownSubresource::Allow,
+            enforcement: Enforcement::Deny,
+            security_context_escalation: SecurityContextEscalation::Allow,
             removed_status_limit: 10,
             max_input_bytes: 3 * 1024 * 1024,
         }
@@ -250,10 +298,41 @@ impl Settings {
         if value.is_null() {
             return Ok(Self::default());
         }
-        serde_path_to_error::deserialize(value).map_err(|e| InputError::BadSettings {
-            input: "settings".into(),
-            message: document::describe_path_error(&e),
-        })
+        let mut settings: Self =
+            serde_path_to_error::deserialize(&value).map_err(|e| InputError::BadSettings {
+                input: "settings".into(),
+                message: document::describe_path_error(&e),
+            })?;
+        if let Some(version) = settings.kubernetes_version {
+            settings
+                .apply_version(version, &value)
+                .map_err(|message| InputError::BadSettings {
+                    input: "settings".into(),
+                    message,
+                })?;
+        }
+        Ok(settings)
+    }
+
+    /// Take `version`'s defaults for every gate and knob the document does not set, and refuse
+    /// gates the release does not have or has locked.
+    fn apply_version(&mut self, version: KubernetesVersion, doc: &serde_json::Value) -> Result<(), String> {
+        let explicit = doc.get("featureGates").and_then(serde_json::Value::as_object);
+        for (gate, _) in Gate::ALL {
+            match explicit
+                .and_then(|m| m.get(gate.name()))
+                .and_then(serde_json::Value::as_bool)
+            {
+                Some(on) => version
+                    .check_gate(gate, on)
+                    .map_err(|e| format!("featureGates.{gate}: {e}"))?,
+                None => self.feature_gates.set(gate, version.gate_default(gate)),
+            }
+        }
+        if doc.get("memoryLimitDecrease").is_none() {
+            self.memory_limit_decrease = version.memory_limit_decrease();
+        }
+        Ok(())
     }
 
     /// Whether a feature gate is on.
@@ -290,6 +369,13 @@ mod tests {
         assert!(!s.apply_defaults);
         let s = Settings::parse(r#"{"memoryLimitDecrease": "forbid"}"#).unwrap();
         assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Forbid);
+        assert_eq!(Settings::parse("").unwrap().enforcement, Enforcement::Deny);
+        assert_eq!(
+            Settings::parse("enforcement: audit").unwrap().enforcement,
+            Enforcement::Audit
+        );
+        let e = Settings::parse("enforcement: dryrun").unwrap_err();
+        assert!(e.to_string().contains("enforcement"), "{e}");
     }
 
     #[test]
@@ -298,6 +384,57 @@ mod tests {
         assert!(e.to_string().contains("applyDefault"), "{e}");
         let e = Settings::parse("featureGates: {Nope: true}").unwrap_err();
         assert!(e.to_string().contains("unrecognized feature gate: Nope"), "{e}");
+    }
+
+    #[test]
+    fn a_version_sets_its_defaults_and_explicit_settings_win() {
+        let s = Settings::parse("kubernetesVersion: '1.33'").unwrap();
+        assert_eq!(s.kubernetes_version, KubernetesVersion::parse("1.33").ok());
+        assert!(!s.gate(Gate::DynamicContainers), "no pods/dynamic in 1.33");
+        assert!(!s.gate(Gate::MutableContainerProbes));
+        assert!(!s.gate(Gate::PodLevelResources), "alpha in 1.33");
+        assert!(s.gate(Gate::InPlacePodVerticalScaling));
+        assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Forbid);
+        let s =
+            Settings::parse("kubernetesVersion: '1.34'\nfeatureGates: {PodLevelResources: false}").unwrap();
+        assert!(!s.gate(Gate::PodLevelResources), "explicit gates win");
+        assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Allow);
+        let s = Settings::parse("kubernetesVersion: '1.33'\nmemoryLimitDecrease: allow").unwrap();
+        assert_eq!(
+            s.memory_limit_decrease,
+            MemoryLimitDecrease::Allow,
+            "explicit knobs win"
+        );
+        let s = Settings::parse("kubernetesVersion: 1.35").unwrap();
+        assert!(s.gate(Gate::ContainerRestartRules), "beta in 1.35");
+        let e = Settings::parse("kubernetesVersion: '1.30'")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("kubernetesVersion") && e.contains("supported: 1.33, 1.34, 1.35"),
+            "{e}"
+        );
+        let e = Settings::parse("kubernetesVersion: '1.35'\nfeatureGates: {DynamicContainers: true}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("featureGates.DynamicContainers") && e.contains("1.38"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_unset_version_is_the_newest_with_podmuts_gates_on() {
+        let unset = Settings::parse("").unwrap();
+        let newest = KubernetesVersion::NEWEST;
+        for (gate, _) in Gate::ALL {
+            let expected = match gate {
+                Gate::DynamicContainers | Gate::MutableContainerProbes => true,
+                other => newest.gate_default(other),
+            };
+            assert_eq!(unset.gate(gate), expected, "{gate}");
+        }
+        assert_eq!(unset.memory_limit_decrease, newest.memory_limit_decrease());
     }
 
     #[test]

@@ -9,6 +9,13 @@
 //! - `GET /readyz`: the component is compiled and the server is not draining (readiness);
 //! - `GET /metrics`: Prometheus/OpenMetrics text (see [`metrics`]).
 //!
+//! # The probe port
+//!
+//! With `--probe-addr`, `/healthz`, `/readyz` and `/metrics` are also served over plain HTTP on a
+//! second listener ([`probe_router`], [`server::run_probes`]), which never asks for a client
+//! certificate: the kubelet's probes and Prometheus keep working when `--client-ca` locks the
+//! admission port to the API server. The probe port serves nothing else (no `/validate`).
+//!
 //! # Isolation
 //!
 //! Every review runs in a fresh component instance from the runtime's `InstancePre` (pooling
@@ -25,6 +32,7 @@
 //! | what happened | HTTP | `response.status` | metric |
 //! |---|---|---|---|
 //! | the component allowed / denied | 200 | its own (deny: 422 `Invalid`) | `verdict="allowed"/"denied"` |
+//! | the rules deny it, `enforcement: warn`/`audit` allows it | 200 | `allowed: true`, audit annotation `would-deny` (warn: warnings) | `verdict="would-deny"` |
 //! | the component cannot read the request (bad Pod, missing `oldObject`, ...) | 200 | 400 `BadRequest` | `verdict="invalid"` |
 //! | trap, deadline, out of memory, nonsense answer | 200 | 500 `InternalError` | `verdict="error"`, `podmut_component_failures_total{reason}` |
 //! | no worker free within `queue_timeout` | 200 | 429 `TooManyRequests`, `retryAfterSeconds: 1` | `verdict="overloaded"` |
@@ -43,6 +51,7 @@
 //! get HTTP errors: there is no uid to answer, and the API server never sends them.
 
 pub mod metrics;
+pub mod process;
 pub mod review;
 pub mod server;
 pub mod tls;
@@ -57,7 +66,7 @@ use tokio::sync::Semaphore;
 
 use crate::runtime::Runtime;
 
-pub use api::router;
+pub use api::{probe_router, router};
 pub use metrics::Metrics;
 pub use server::{ServeConfig, ServeError, serve, shutdown_signal};
 pub use tls::{CertSource, SelfSigned, TlsError, TlsSpec, TlsState};
@@ -135,6 +144,10 @@ impl Webhook {
 
     /// Hand over the compiled component: the webhook becomes ready. Later calls are ignored.
     pub fn set_runtime(&self, runtime: Runtime) {
+        if self.shared.evaluator.get().is_some() {
+            return;
+        }
+        self.shared.metrics.set_build_info(runtime.digest());
         let permits = Arc::new(Semaphore::new(self.shared.options.workers.max(1)));
         let _ = self.shared.evaluator.set(Evaluator { runtime, permits });
     }

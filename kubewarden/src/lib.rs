@@ -87,13 +87,16 @@ pub fn evaluate(payload: &[u8]) -> ValidationResponse {
     match podmut_core::review_value(review, &settings) {
         Ok(response) => {
             let warnings = response.warnings.filter(|w| !w.is_empty());
+            // `enforcement: warn|audit` records a would-be denial as an audit annotation.
+            let audit_annotations = (!response.audit_annotations.is_empty())
+                .then(|| response.audit_annotations.into_iter().collect());
             if response.allowed {
                 ValidationResponse {
                     accepted: true,
                     message: None,
                     code: None,
                     mutated_object: None,
-                    audit_annotations: None,
+                    audit_annotations,
                     warnings,
                 }
             } else {
@@ -102,7 +105,7 @@ pub fn evaluate(payload: &[u8]) -> ValidationResponse {
                     message: Some(response.result.message),
                     code: Some(response.result.code),
                     mutated_object: None,
-                    audit_annotations: None,
+                    audit_annotations,
                     warnings,
                 }
             }
@@ -165,6 +168,10 @@ mod tests {
     }
 
     fn request(sub: Option<&str>, old: &Value, new: &Value) -> Vec<u8> {
+        request_with(sub, old, new, &json!({}))
+    }
+
+    fn request_with(sub: Option<&str>, old: &Value, new: &Value, settings: &Value) -> Vec<u8> {
         let mut req = json!({
             "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
             "kind": {"group": "", "version": "v1", "kind": "Pod"},
@@ -176,7 +183,26 @@ mod tests {
         if let Some(sub) = sub {
             req["subResource"] = json!(sub);
         }
-        serde_json::to_vec(&json!({"request": req, "settings": {}})).unwrap()
+        serde_json::to_vec(&json!({"request": req, "settings": settings})).unwrap()
+    }
+
+    #[test]
+    fn warn_and_audit_enforcement_accept_and_record_the_denial() {
+        let (old, new) = (pod(&["a"]), pod(&["a", "b"]));
+        let warn = evaluate(&request_with(None, &old, &new, &json!({"enforcement": "warn"})));
+        assert!(warn.accepted);
+        let w = warn.warnings.unwrap();
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].starts_with("podmut would deny: spec.containers: Forbidden"),
+            "{w:?}"
+        );
+        let annotations = warn.audit_annotations.unwrap();
+        assert!(annotations["would-deny"].starts_with("Pod \"web\" is invalid"));
+        let audit = evaluate(&request_with(None, &old, &new, &json!({"enforcement": "audit"})));
+        assert!(audit.accepted);
+        assert!(audit.warnings.is_none());
+        assert!(audit.audit_annotations.unwrap().contains_key("would-deny"));
     }
 
     #[test]

@@ -337,3 +337,53 @@ fn the_kubewarden_policy_runs_in_a_wapc_host() {
     // An unknown operation is a waPC error.
     assert!(host.call("no_such_function", b"").is_err());
 }
+
+/// A file of the repository, read relative to the workspace root.
+fn repo_file(path: &str) -> String {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `policies/strict.yaml` as Kubewarden settings: the same escalation that the default profile
+/// lets through on `pods/dynamic` is denied, with the strict rule's message.
+#[test]
+fn the_strict_profile_works_as_kubewarden_settings() {
+    let strict: Value = serde_yaml_ng::from_str(&repo_file("policies/strict.yaml")).unwrap();
+    let mut old: Value =
+        serde_yaml_ng::from_str(&repo_file("tests/cases/bases/strict-running.yaml")).unwrap();
+    old["metadata"] = json!({"name": "web", "namespace": "default", "uid": "u1", "resourceVersion": "7"});
+    let mut new = old.clone();
+    new["spec"]["containers"].as_array_mut().unwrap().push(json!({
+        "name": "worker", "image": "worker:1.0",
+        "securityContext": {
+            "allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true,
+            "capabilities": {"drop": ["ALL"], "add": ["NET_BIND_SERVICE", "SYS_ADMIN"]},
+        },
+    }));
+    let mut host = WapcHost::new(&policy_module());
+
+    let valid: Value = serde_json::from_slice(
+        &host
+            .call("validate_settings", &serde_json::to_vec(&strict).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(valid["valid"], true, "{valid}");
+
+    let mut answer = |settings: &Value| -> Value {
+        let out = host
+            .call("validate", &payload("dynamic", &old, &new, settings))
+            .unwrap();
+        serde_json::from_slice(&out).unwrap()
+    };
+    let default = answer(&json!({}));
+    assert_eq!(default["accepted"], true, "default profile: {default}");
+    let denied = answer(&strict);
+    assert_eq!(denied["accepted"], false, "strict profile: {denied}");
+    let message = denied["message"].as_str().unwrap();
+    assert!(
+        message.contains("spec.containers[1].securityContext.capabilities.add[1]")
+            && message.contains("SYS_ADMIN is not one"),
+        "{denied}"
+    );
+}

@@ -169,6 +169,34 @@ describe('playground in Chromium', { skip }, () => {
     await again.close();
   });
 
+  test('the strict profile denies an escalating added container; the link keeps the profile', async () => {
+    // A running Pod and the same Pod with a worker that adds a capability no container adds.
+    const running = (containers) => ({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: 'pool', namespace: 'default', uid: 'u1', resourceVersion: '1' },
+      spec: { containers },
+      status: { phase: 'Running', conditions: [{ type: 'Initialized', status: 'True' }] },
+    });
+    const agent = { name: 'agent', image: 'agent:1', securityContext: { capabilities: { drop: ['ALL'] } } };
+    const worker = { name: 'worker', image: 'worker:1', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } };
+    const hash = `#old=${Buffer.from(JSON.stringify(running([agent]))).toString('base64url')}` +
+      `&new=${Buffer.from(JSON.stringify(running([agent, worker]))).toString('base64url')}&sub=dynamic`;
+    const page = await open(hash);
+    assert.equal(await page.inputValue('[data-testid=profile]'), 'default');
+    assert.match(await verdictMatches(page, /^allowed/), /^allowed/, "KEP-5972's own rules allow it");
+    await page.selectOption('[data-testid=profile]', 'strict');
+    const denied = await verdictMatches(page, /^denied/);
+    assert.match(denied, /capabilities\.add\[0\]/);
+    assert.match(await page.textContent('[data-testid=errors]'), /strict\/capabilities-add/);
+    await page.waitForFunction(() => /profile=strict/.test(document.querySelector('[data-testid=share-link]').getAttribute('href')));
+    const href = await page.getAttribute('[data-testid=share-link]', 'href');
+    await page.close();
+    const again = await open(href);
+    assert.equal(await again.inputValue('[data-testid=profile]'), 'strict');
+    assert.match(await verdictMatches(again, /^denied/), /capabilities/);
+    await again.close();
+  });
+
   test('invalid YAML shows a clear message, then recovers', async () => {
     const page = await open();
     await page.fill('[data-testid=new]', 'apiVersion: v1\nkind: Pod\nspec: [unclosed\n');

@@ -20,12 +20,8 @@ pub(crate) struct CheckArgs {
     /// The request path: none (the main resource), dynamic, ephemeralcontainers, resize, status.
     #[arg(long, default_value = "none", value_parser = parse_subresource, value_name = "SUBRESOURCE")]
     subresource: crate::types::Subresource,
-    /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
-    #[arg(long, value_name = "NAME=BOOL,...")]
-    feature_gates: Option<String>,
-    /// A settings profile (YAML or JSON; see policies/default.yaml).
-    #[arg(long, value_name = "FILE")]
-    settings: Option<PathBuf>,
+    #[command(flatten)]
+    settings: SettingsArgs,
     /// Validate exactly what is given: skip Kubernetes defaulting.
     #[arg(long)]
     no_defaults: bool,
@@ -36,10 +32,38 @@ pub(crate) struct CheckArgs {
     policy: PolicyArgs,
 }
 
+/// The flags every command that judges a Pod change turns into its settings document.
+#[derive(Debug, Args)]
+pub(crate) struct SettingsArgs {
+    /// A settings profile (YAML or JSON; see policies/default.yaml, policies/strict.yaml).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) settings: Option<PathBuf>,
+    /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
+    #[arg(long, value_name = "NAME=BOOL,...")]
+    pub(crate) feature_gates: Option<String>,
+    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults and
+    /// version-dependent rules; --feature-gates and --settings still override.
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) kubernetes_version: Option<String>,
+}
+
+impl SettingsArgs {
+    /// The settings document and the name errors in it are reported under.
+    pub(crate) fn document(&self, no_defaults: bool) -> Result<(String, String), Failure> {
+        settings_document(
+            self.settings.as_ref(),
+            self.feature_gates.as_deref(),
+            self.kubernetes_version.as_deref(),
+            no_defaults,
+        )
+    }
+}
+
 /// Build the settings document the component receives from a profile file and flags.
 pub(crate) fn settings_document(
     file: Option<&PathBuf>,
     feature_gates: Option<&str>,
+    kubernetes_version: Option<&str>,
     no_defaults: bool,
 ) -> Result<(String, String), Failure> {
     let (mut doc, source) = match file {
@@ -87,14 +111,17 @@ pub(crate) fn settings_document(
     if no_defaults {
         obj.insert("applyDefaults".into(), Value::Bool(false));
     }
+    if let Some(v) = kubernetes_version {
+        // The component checks it (and lists the supported releases when it is not one).
+        obj.insert("kubernetesVersion".into(), Value::String(v.to_owned()));
+    }
     Ok((doc.to_string(), source))
 }
 
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let new = read_input(&a.new, "--new")?;
     let old = a.old.as_ref().map(|p| read_input(p, "--old")).transpose()?;
-    let (settings, settings_source) =
-        settings_document(a.settings.as_ref(), a.feature_gates.as_deref(), a.no_defaults)?;
+    let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let runtime = a.policy.runtime()?;
     let old_name = a
         .old

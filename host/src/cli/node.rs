@@ -45,6 +45,10 @@ pub(crate) struct AllocateArgs {
     /// kubelet retries them in.
     #[arg(long, requires = "request")]
     retry_order: bool,
+    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// request's own settings still override.
+    #[arg(long, value_name = "VERSION")]
+    kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -64,6 +68,10 @@ pub(crate) struct ProbesArgs {
     /// Settings profile (policies/default.yaml keys), e.g. to turn MutableContainerProbes off.
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
+    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// request's own settings still override.
+    #[arg(long, value_name = "VERSION")]
+    kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -87,11 +95,37 @@ pub(crate) struct StatusesArgs {
     /// Settings profile (policies/default.yaml keys), e.g. removedStatusLimit.
     #[arg(long, value_name = "FILE", conflicts_with = "request")]
     settings: Option<PathBuf>,
+    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// request's own settings still override.
+    #[arg(long, value_name = "VERSION")]
+    kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
     #[command(flatten)]
     policy: PolicyArgs,
+}
+
+/// Put `--kubernetes-version` into the `settings` of a request document (the request's own
+/// `settings.kubernetesVersion`, if any, is replaced: the flag is the later word).
+fn with_version(text: String, version: Option<&str>, what: &str) -> Result<String, Failure> {
+    let Some(v) = version else {
+        return Ok(text);
+    };
+    let mut doc: Value = serde_yaml_ng::from_str(&text)
+        .map_err(|e| Failure::input(format!("{what}: invalid YAML/JSON: {e}")))?;
+    let Value::Object(obj) = &mut doc else {
+        return Err(Failure::input(format!("{what}: a request is a mapping")));
+    };
+    let settings = obj.entry("settings").or_insert_with(|| Value::Object(Map::new()));
+    if settings.is_null() {
+        *settings = Value::Object(Map::new());
+    }
+    let Value::Object(settings) = settings else {
+        return Err(Failure::input(format!("{what}: settings must be a mapping")));
+    };
+    settings.insert("kubernetesVersion".into(), Value::String(v.to_owned()));
+    Ok(doc.to_string())
 }
 
 /// Read a YAML or JSON document into a JSON value, naming the file on error.
@@ -197,8 +231,12 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
             .request
             .as_ref()
             .ok_or_else(|| Failure::input("--retry-order needs REQUEST"))?;
-        let text = read_input(path, "REQUEST")?;
         let file = path.display().to_string();
+        let text = with_version(
+            read_input(path, "REQUEST")?,
+            a.kubernetes_version.as_deref(),
+            &file,
+        )?;
         let plan = runtime
             .retry_order(&text)
             .map_err(|e| Failure::from_call(e, &[("request", &file)]))?;
@@ -207,8 +245,12 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
     }
     let decision = match &a.request {
         Some(path) => {
-            let text = read_input(path, "REQUEST")?;
             let file = path.display().to_string();
+            let text = with_version(
+                read_input(path, "REQUEST")?,
+                a.kubernetes_version.as_deref(),
+                &file,
+            )?;
             runtime
                 .allocate(&text)
                 .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
@@ -224,9 +266,8 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
                 ],
                 &[("allocatedPods", "--pods", a.pods.as_ref())],
             )?;
-            runtime
-                .allocate(&assembled.text)
-                .map_err(|e| blame(e, &assembled))?
+            let text = with_version(assembled.text.clone(), a.kubernetes_version.as_deref(), "request")?;
+            runtime.allocate(&text).map_err(|e| blame(e, &assembled))?
         }
     };
     emit_value(a.output, &allocation_json(&decision), || {
@@ -238,6 +279,17 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
     })
 }
 
+/// A settings document (YAML or JSON); empty is `{}`.
+fn settings_value(text: &str) -> Result<Value, Failure> {
+    let v: Value = if text.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_yaml_ng::from_str(text)
+            .map_err(|e| Failure::input(format!("--settings: invalid YAML/JSON: {e}")))?
+    };
+    Ok(if v.is_null() { Value::Object(Map::new()) } else { v })
+}
+
 pub(crate) fn run_probes(a: &ProbesArgs) -> Result<u8, Failure> {
     let old = read_input(&a.old, "--old")?;
     let new = read_input(&a.new, "--new")?;
@@ -247,6 +299,17 @@ pub(crate) fn run_probes(a: &ProbesArgs) -> Result<u8, Failure> {
         .map(|p| read_input(p, "--settings"))
         .transpose()?
         .unwrap_or_default();
+    let settings = match a.kubernetes_version.as_deref() {
+        Some(v) => {
+            let mut doc = settings_value(&settings)?;
+            let Value::Object(obj) = &mut doc else {
+                return Err(Failure::input("--settings: a settings profile is a mapping"));
+            };
+            obj.insert("kubernetesVersion".into(), Value::String(v.to_owned()));
+            doc.to_string()
+        }
+        None => settings,
+    };
     let runtime = a.policy.runtime()?;
     let (o, n) = (a.old.display().to_string(), a.new.display().to_string());
     let s = a
@@ -265,8 +328,12 @@ pub(crate) fn run_statuses(a: &StatusesArgs) -> Result<u8, Failure> {
     let runtime = a.policy.runtime()?;
     let json = match &a.request {
         Some(path) => {
-            let text = read_input(path, "REQUEST")?;
             let file = path.display().to_string();
+            let text = with_version(
+                read_input(path, "REQUEST")?,
+                a.kubernetes_version.as_deref(),
+                &file,
+            )?;
             runtime
                 .container_statuses(&text)
                 .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
@@ -280,8 +347,9 @@ pub(crate) fn run_statuses(a: &StatusesArgs) -> Result<u8, Failure> {
                 ],
                 &[],
             )?;
+            let text = with_version(assembled.text.clone(), a.kubernetes_version.as_deref(), "request")?;
             runtime
-                .container_statuses(&assembled.text)
+                .container_statuses(&text)
                 .map_err(|e| blame(e, &assembled))?
         }
     };

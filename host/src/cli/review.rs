@@ -23,6 +23,10 @@ pub(crate) struct ReviewArgs {
     /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
     #[arg(long, value_name = "NAME=BOOL,...", conflicts_with = "server")]
     feature_gates: Option<String>,
+    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults and
+    /// version-dependent rules; --feature-gates and --settings still override.
+    #[arg(long, value_name = "VERSION", conflicts_with = "server")]
+    kubernetes_version: Option<String>,
     /// Send the review to this webhook instead (`https://HOST:PORT[/PATH]`, default path
     /// `/validate`; `http://` for `wasmtime serve`) and print its answer; the webhook judges with
     /// its own component and settings.
@@ -46,8 +50,12 @@ pub(crate) fn run(a: &ReviewArgs) -> Result<u8, Failure> {
     if let Some(url) = &a.server {
         return send(a, url, &text);
     }
-    let (settings, settings_source) =
-        settings_document(a.settings.as_ref(), a.feature_gates.as_deref(), false)?;
+    let (settings, settings_source) = settings_document(
+        a.settings.as_ref(),
+        a.feature_gates.as_deref(),
+        a.kubernetes_version.as_deref(),
+        false,
+    )?;
     let runtime = a.policy.runtime()?;
     let file = a.file.display().to_string();
     let out = runtime

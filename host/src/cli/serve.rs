@@ -7,7 +7,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use clap::Args;
 
-use super::check::settings_document;
+use super::check::SettingsArgs;
 use super::{Failure, PolicyArgs};
 use crate::runtime::RuntimeOptions;
 use crate::webhook::{self, CertSource, LogFormat, SelfSigned, ServeConfig, TlsSpec, WebhookOptions};
@@ -18,6 +18,10 @@ pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8443", value_name = "HOST:PORT")]
     addr: SocketAddr,
+    /// Also serve /healthz, /readyz and /metrics over plain HTTP here (no TLS, no client
+    /// certificate): for the kubelet's probes and Prometheus when --client-ca guards --addr.
+    #[arg(long, value_name = "HOST:PORT")]
+    probe_addr: Option<SocketAddr>,
     /// TLS certificate chain (PEM); reloaded when the file changes.
     #[arg(
         long,
@@ -59,12 +63,8 @@ pub(crate) struct ServeArgs {
     /// Re-read the TLS files this often even without a change notification.
     #[arg(long, default_value = "30s", value_parser = parse_duration, value_name = "DURATION")]
     tls_poll_interval: Duration,
-    /// A settings profile (YAML or JSON; see policies/default.yaml).
-    #[arg(long, value_name = "FILE")]
-    settings: Option<PathBuf>,
-    /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
-    #[arg(long, value_name = "NAME=BOOL,...")]
-    feature_gates: Option<String>,
+    #[command(flatten)]
+    settings: SettingsArgs,
     /// Log format.
     #[arg(long, value_enum, default_value_t, env = "PODMUT_LOG_FORMAT")]
     log_format: LogFormat,
@@ -118,7 +118,7 @@ pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
 
 pub(crate) fn run(a: &ServeArgs) -> Result<u8, Failure> {
     webhook::init_logging(a.log_format, &a.log_level);
-    let (settings, _) = settings_document(a.settings.as_ref(), a.feature_gates.as_deref(), false)?;
+    let (settings, _) = a.settings.document(false)?;
     let cert = match (&a.tls_cert, &a.tls_key, a.self_signed) {
         (Some(cert), Some(key), false) => CertSource::Files {
             cert: cert.clone(),
@@ -162,8 +162,15 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, Failure> {
         deadline: a.deadline,
         cache: a.policy.cache(),
     };
+    if a.probe_addr == Some(a.addr) && a.addr.port() != 0 {
+        return Err(Failure::input(format!(
+            "--probe-addr {} is the admission address; give the probe port its own port",
+            a.addr
+        )));
+    }
     let config = ServeConfig {
         addr: a.addr,
+        probe_addr: a.probe_addr,
         tls: TlsSpec {
             cert,
             client_ca: a.client_ca.clone(),
@@ -187,7 +194,9 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, Failure> {
         .map_err(|e| Failure::internal(format!("cannot start the async runtime: {e}")))?;
     rt.block_on(webhook::serve(config, webhook::shutdown_signal()))
         .map_err(|e| match e {
-            webhook::ServeError::Tls(_) | webhook::ServeError::Bind { .. } => Failure::input(e.to_string()),
+            webhook::ServeError::Tls(_)
+            | webhook::ServeError::Bind { .. }
+            | webhook::ServeError::Settings(_) => Failure::input(e.to_string()),
             other => Failure::internal(other.to_string()),
         })?;
     Ok(0)

@@ -1,6 +1,6 @@
 //! The HTTP routes (see the table in [`crate::webhook`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -8,7 +8,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use bytes::BytesMut;
+use http_body_util::BodyExt;
 
 use super::Webhook;
 use super::metrics::{
@@ -26,6 +27,16 @@ pub fn router(webhook: Webhook) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .fallback(not_found)
+        .with_state(webhook)
+}
+
+/// The probe port's routes: `/healthz`, `/readyz` and `/metrics`, nothing else.
+pub fn probe_router(webhook: Webhook) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .fallback(probe_not_found)
         .with_state(webhook)
 }
 
@@ -92,6 +103,17 @@ async fn not_found() -> Response {
     )
 }
 
+async fn probe_not_found() -> Response {
+    json_response(
+        StatusCode::NOT_FOUND,
+        review::http_status(
+            404,
+            "NotFound",
+            "the probe port serves GET /healthz, /readyz and /metrics; AdmissionReviews go to the HTTPS port",
+        ),
+    )
+}
+
 /// Decrements the in-flight gauge when a review is done, however it ends.
 struct InFlight<'a>(&'a Webhook);
 
@@ -122,9 +144,14 @@ fn is_json(headers: &HeaderMap) -> bool {
     essence.eq_ignore_ascii_case(JSON)
 }
 
-async fn read_body(w: &Webhook, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+/// Read the whole request body, at most `max_body_bytes` of it.
+///
+/// A body over the cap is refused with 413 and the rest of it is discarded in the background
+/// ([`discard_rest`]) rather than dropped.
+async fn read_body(w: &Webhook, headers: &HeaderMap, mut body: Body) -> Result<Bytes, Response> {
     let max = w.options().max_body_bytes;
-    let too_large = |w: &Webhook| {
+    let too_large = |w: &Webhook, body: Body, received: usize| {
+        discard_rest(body, declared_length(headers), received, max);
         reject(
             w,
             RejectionReason::too_large,
@@ -133,24 +160,81 @@ async fn read_body(w: &Webhook, headers: &HeaderMap, body: Body) -> Result<Bytes
             &format!("the request body is larger than {max} bytes"),
         )
     };
-    let declared = headers
+    if declared_length(headers).is_some_and(|n| n > max as u64) {
+        return Err(too_large(w, body, 0));
+    }
+    let mut buf = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                return Err(reject(
+                    w,
+                    RejectionReason::malformed,
+                    StatusCode::BAD_REQUEST,
+                    "BadRequest",
+                    &format!("cannot read the request body: {e}"),
+                ));
+            }
+        };
+        let Ok(data) = frame.into_data() else {
+            continue; // trailers
+        };
+        if buf.len().saturating_add(data.len()) > max {
+            let received = buf.len() + data.len();
+            return Err(too_large(w, body, received));
+        }
+        buf.extend_from_slice(&data);
+    }
+    Ok(buf.freeze())
+}
+
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > max as u64) {
-        return Err(too_large(w));
+        .and_then(|v| v.parse::<u64>().ok())
+}
+
+/// How much of a refused body podmut reads and throws away: this many times the cap, and at least
+/// [`DISCARD_MIN`].
+const DISCARD_FACTOR: usize = 4;
+/// The least podmut reads of a refused body (16 MiB: a few API-server-sized requests).
+const DISCARD_MIN: usize = 16 << 20;
+/// How long podmut keeps reading a refused body.
+const DISCARD_TIME: Duration = Duration::from_secs(5);
+
+/// Read and throw away the rest of a body that was refused with 413, so the client finishes its
+/// upload and reads the answer; give up (and let the stream be reset) past [`DISCARD_FACTOR`]
+/// times the cap (at least [`DISCARD_MIN`]) or [`DISCARD_TIME`].
+///
+/// Why not just drop it: over HTTP/2, an unread request body makes the server end the stream with
+/// `RST_STREAM(NO_ERROR)` right after the 413 (RFC 9113 §8.1 allows that). hyper's client reads
+/// the response through it, but a client still uploading may treat the reset as a failed request — curl 7.88 fails with "Stream error in the HTTP/2 framing layer" and
+/// never shows the 413. Reading the rest (bounded, into nothing) lets the stream end normally; the
+/// same keeps an HTTP/1.1 connection usable. A body too large to read in time is reset as before.
+fn discard_rest(mut body: Body, declared: Option<u64>, received: usize, max: usize) {
+    let budget = max.saturating_mul(DISCARD_FACTOR).max(DISCARD_MIN);
+    if declared.is_some_and(|n| n > budget as u64) {
+        return; // not worth reading: dropped, so the stream is reset after the 413
     }
-    match Limited::new(body, max).collect().await {
-        Ok(c) => Ok(c.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large(w)),
-        Err(e) => Err(reject(
-            w,
-            RejectionReason::malformed,
-            StatusCode::BAD_REQUEST,
-            "BadRequest",
-            &format!("cannot read the request body: {e}"),
-        )),
-    }
+    tokio::spawn(async move {
+        let mut read = received;
+        let drained = tokio::time::timeout(DISCARD_TIME, async {
+            while let Some(Ok(frame)) = body.frame().await {
+                read = read.saturating_add(frame.data_ref().map_or(0, Bytes::len));
+                if read > budget {
+                    break;
+                }
+            }
+        })
+        .await;
+        tracing::debug!(
+            bytes = read,
+            timed_out = drained.is_err(),
+            "discarded the rest of a refused body"
+        );
+    });
 }
 
 async fn validate(State(w): State<Webhook>, headers: HeaderMap, body: Body) -> Response {
@@ -193,7 +277,11 @@ async fn validate(State(w): State<Webhook>, headers: HeaderMap, body: Body) -> R
     };
     // serde_json accepted the body, so it is UTF-8.
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let (verdict, body) = evaluate(&w, evaluator, &info, text).await;
+    let Answer {
+        verdict,
+        body,
+        would_deny,
+    } = evaluate(&w, evaluator, &info, text).await;
     let label = SubresourceLabel::of(&info.resource, &info.subresource);
     let elapsed = started.elapsed();
     w.metrics()
@@ -216,6 +304,11 @@ async fn validate(State(w): State<Webhook>, headers: HeaderMap, body: Body) -> R
         Verdict::denied => {
             tracing::info!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review");
         }
+        Verdict::would_deny => {
+            // enforcement: warn/audit — allowed, but this is the record an operator rolls out on.
+            let message = would_deny.as_deref().unwrap_or_default();
+            tracing::info!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = verdict.as_str(), %message, ms, "review allowed by enforcement; podmut would deny it");
+        }
         _ => {
             tracing::warn!(uid = %info.uid, namespace = %info.namespace, name = %info.name, operation = %info.operation, subresource = %info.subresource, dry_run = info.dry_run, verdict = ?verdict, ms, "review not judged; denied");
         }
@@ -223,13 +316,27 @@ async fn validate(State(w): State<Webhook>, headers: HeaderMap, body: Body) -> R
     json_response(StatusCode::OK, body)
 }
 
+/// What the webhook answers one review with.
+struct Answer {
+    verdict: Verdict,
+    /// The AdmissionReview response.
+    body: String,
+    /// The denial message when `warn`/`audit` enforcement allowed a request the rules deny.
+    would_deny: Option<String>,
+}
+
+impl From<(Verdict, String)> for Answer {
+    fn from((verdict, body): (Verdict, String)) -> Self {
+        Self {
+            verdict,
+            body,
+            would_deny: None,
+        }
+    }
+}
+
 /// Run the component on one review; always an AdmissionReview answer for `info.uid`.
-async fn evaluate(
-    w: &Webhook,
-    evaluator: &super::Evaluator,
-    info: &RequestInfo,
-    text: String,
-) -> (Verdict, String) {
+async fn evaluate(w: &Webhook, evaluator: &super::Evaluator, info: &RequestInfo, text: String) -> Answer {
     let uid = info.uid.as_str();
     let queue_timeout = w.options().queue_timeout;
     // Timed out, or the semaphore was closed (never done): overloaded either way.
@@ -241,7 +348,8 @@ async fn evaluate(
         return (
             Verdict::overloaded,
             review::deny(uid, 429, "TooManyRequests", &msg, Some(1)),
-        );
+        )
+            .into();
     };
     let runtime = evaluator.runtime.clone();
     let settings = w.shared.settings.clone();
@@ -259,19 +367,24 @@ async fn evaluate(
             return (
                 Verdict::error,
                 review::deny(uid, 500, "InternalError", &msg, None),
-            );
+            )
+                .into();
         }
     };
-    match result {
+    let answer: (Verdict, String) = match result {
         Ok(out) => match review::read_response(&out, uid) {
-            Ok(r) => (
-                if r.allowed {
-                    Verdict::allowed
-                } else {
-                    Verdict::denied
-                },
-                out,
-            ),
+            Ok(r) => {
+                let verdict = match (r.allowed, &r.would_deny) {
+                    (true, Some(_)) => Verdict::would_deny,
+                    (true, None) => Verdict::allowed,
+                    (false, _) => Verdict::denied,
+                };
+                return Answer {
+                    verdict,
+                    body: out,
+                    would_deny: r.would_deny,
+                };
+            }
             Err(why) => {
                 w.metrics().fail(FailureReason::bad_response);
                 tracing::error!(uid, %why, "the component answered nonsense");
@@ -315,5 +428,6 @@ async fn evaluate(
                 review::deny(uid, 500, "InternalError", &msg, None),
             )
         }
-    }
+    };
+    answer.into()
 }

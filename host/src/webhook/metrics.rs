@@ -8,15 +8,18 @@
 //! | `podmut_http_rejections_total` | counter | `reason`: `malformed`, `too_large`, `unsupported_media_type`, `not_ready` |
 //! | `podmut_in_flight_requests` | gauge | |
 //! | `podmut_tls_reloads_total` | counter | `result`: `success`, `failure` |
+//! | `podmut_build_info` | gauge (always 1) | `version`, `component_sha256` (of the component being served) |
+//! | `process_resident_memory_bytes`, `process_virtual_memory_bytes`, `process_cpu_seconds_total`, `process_open_fds`, `process_max_fds`, `process_start_time_seconds` | gauges, counter | (see [`super::process`]) |
 //!
-//! `verdict` is `allowed`, `denied` (the component's own verdict), `invalid` (the component could
+//! `verdict` is `allowed`, `denied` (the component's own verdict), `would-deny` (the component's
+//! rules deny it, but `enforcement: warn` or `audit` let it through), `invalid` (the component could
 //! not read the request: denied with 400), `error` (the component failed: denied with 500) or
 //! `overloaded` (no worker free in time: denied with 429). Label values are from fixed sets, never
 //! copied from requests, so a client cannot grow the series count.
 
 use std::sync::atomic::AtomicU64;
 
-use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -62,19 +65,43 @@ impl SubresourceLabel {
 }
 
 /// How a review was answered.
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
 #[expect(non_camel_case_types, reason = "label values are lower case")]
 pub enum Verdict {
     /// The component allowed it.
     allowed,
     /// The component denied it.
     denied,
+    /// The component's rules deny it, but `enforcement: warn` or `audit` allowed it (label
+    /// `would-deny`).
+    would_deny,
     /// The component could not read it (denied, code 400).
     invalid,
     /// The component failed (denied, code 500).
     error,
     /// No worker was free in time (denied, code 429).
     overloaded,
+}
+
+impl Verdict {
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::allowed => "allowed",
+            Verdict::denied => "denied",
+            Verdict::would_deny => "would-deny",
+            Verdict::invalid => "invalid",
+            Verdict::error => "error",
+            Verdict::overloaded => "overloaded",
+        }
+    }
+}
+
+// Written out because the derive would spell `would_deny` with an underscore.
+impl EncodeLabelValue for Verdict {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
+        std::fmt::Write::write_str(encoder, self.as_str())
+    }
 }
 
 /// Why the component failed.
@@ -147,6 +174,15 @@ pub struct RejectionLabels {
     pub reason: RejectionReason,
 }
 
+/// Labels of `podmut_build_info`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BuildInfoLabels {
+    /// The podmut version (`podmut --version`).
+    pub version: String,
+    /// SHA-256 of the component being served, hex.
+    pub component_sha256: String,
+}
+
 /// A single `result` label.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ResultLabels {
@@ -172,6 +208,8 @@ pub struct Metrics {
     pub in_flight: Gauge<i64, std::sync::atomic::AtomicI64>,
     /// Certificate reloads.
     pub tls_reloads: Family<ResultLabels, Counter<u64, AtomicU64>>,
+    /// `podmut_build_info`: one series, set once the component is loaded.
+    pub build_info: Family<BuildInfoLabels, Gauge>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -188,40 +226,49 @@ impl Default for Metrics {
 impl Metrics {
     /// Create and register every metric.
     pub fn new() -> Self {
-        let mut registry = Registry::with_prefix("podmut");
+        // podmut's own metrics under `podmut_`; the process metrics keep their standard names.
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(super::process::ProcessCollector));
+        let ours = registry.sub_registry_with_prefix("podmut");
+        let build_info = Family::<BuildInfoLabels, Gauge>::default();
+        ours.register(
+            "build_info",
+            "The podmut version and the SHA-256 of the component it serves (always 1)",
+            build_info.clone(),
+        );
         let requests = Family::<RequestLabels, Counter>::default();
         let duration: HistogramFamily = Family::new_with_constructor(latency_histogram);
         let failures = Family::<FailureLabels, Counter>::default();
         let rejections = Family::<RejectionLabels, Counter>::default();
         let in_flight = Gauge::<i64, std::sync::atomic::AtomicI64>::default();
         let tls_reloads = Family::<ResultLabels, Counter>::default();
-        registry.register(
+        ours.register(
             "admission_requests",
             "AdmissionReviews answered, by request path and verdict",
             requests.clone(),
         );
-        registry.register_with_unit(
+        ours.register_with_unit(
             "admission_request_duration",
             "Time to answer an AdmissionReview, body read to response",
             prometheus_client::registry::Unit::Seconds,
             duration.clone(),
         );
-        registry.register(
+        ours.register(
             "component_failures",
             "Component calls that trapped, timed out, ran out of memory or answered garbage",
             failures.clone(),
         );
-        registry.register(
+        ours.register(
             "http_rejections",
             "Requests refused before evaluation (malformed, too large, wrong media type, not ready)",
             rejections.clone(),
         );
-        registry.register(
+        ours.register(
             "in_flight_requests",
             "AdmissionReviews being evaluated or waiting for a worker",
             in_flight.clone(),
         );
-        registry.register(
+        ours.register(
             "tls_reloads",
             "Certificate reloads after the files changed",
             tls_reloads.clone(),
@@ -234,6 +281,7 @@ impl Metrics {
             rejections,
             in_flight,
             tls_reloads,
+            build_info,
         }
     }
 
@@ -248,6 +296,16 @@ impl Metrics {
     /// Count a rejection.
     pub fn reject(&self, reason: RejectionReason) {
         self.rejections.get_or_create(&RejectionLabels { reason }).inc();
+    }
+
+    /// Publish `podmut_build_info` for the component with SHA-256 `component_sha256`.
+    pub fn set_build_info(&self, component_sha256: &str) {
+        self.build_info
+            .get_or_create(&BuildInfoLabels {
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                component_sha256: component_sha256.to_owned(),
+            })
+            .set(1);
     }
 
     /// Count a component failure.
@@ -276,6 +334,14 @@ mod tests {
                 subresource: SubresourceLabel::dynamic,
             })
             .observe(0.002);
+        m.requests
+            .get_or_create(&RequestLabels {
+                subresource: SubresourceLabel::none,
+                verdict: Verdict::would_deny,
+                dry_run: true,
+            })
+            .inc();
+        m.set_build_info("abc123");
         m.fail(FailureReason::timeout);
         m.reject(RejectionReason::too_large);
         let text = m.encode();
@@ -286,9 +352,30 @@ mod tests {
             "# TYPE podmut_admission_request_duration_seconds histogram",
             r#"podmut_admission_request_duration_seconds_count{subresource="dynamic"} 1"#,
             "podmut_in_flight_requests 0",
+            r#"podmut_admission_requests_total{subresource="none",verdict="would-deny",dry_run="true"} 1"#,
+            r#"podmut_build_info{version=""#,
+            r#"component_sha256="abc123"} 1"#,
         ] {
             assert!(text.contains(needle), "missing {needle} in\n{text}");
         }
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn process_metrics_have_the_standard_names() {
+        let text = Metrics::new().encode();
+        for needle in [
+            "# TYPE process_resident_memory_bytes gauge",
+            "# TYPE process_cpu_seconds counter",
+            "process_cpu_seconds_total ",
+            "process_open_fds ",
+            "process_max_fds ",
+            "process_virtual_memory_bytes ",
+            "process_start_time_seconds ",
+        ] {
+            assert!(text.contains(needle), "missing {needle} in\n{text}");
+        }
+        assert!(!text.contains("podmut_process"), "{text}");
     }
 
     #[test]

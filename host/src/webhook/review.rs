@@ -95,11 +95,18 @@ pub fn read_request(body: &[u8]) -> Result<RequestInfo, String> {
     })
 }
 
+/// The audit annotation the component sets when `warn`/`audit` enforcement allowed a request its
+/// rules deny (podmut-core's `WOULD_DENY_ANNOTATION`; the host does not link core).
+pub const WOULD_DENY_ANNOTATION: &str = "would-deny";
+
 /// The parts of the component's answer the host checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResponseInfo {
     /// `response.allowed`.
     pub allowed: bool,
+    /// `response.auditAnnotations["would-deny"]`: allowed only because of `warn`/`audit`
+    /// enforcement; the denial message.
+    pub would_deny: Option<String>,
 }
 
 /// Check that the component's answer is a response review for `uid`.
@@ -124,7 +131,12 @@ pub fn read_response(text: &str, uid: &str) -> Result<ResponseInfo, String> {
         .pointer("/response/allowed")
         .and_then(Value::as_bool)
         .ok_or("the component's answer has no response.allowed")?;
-    Ok(ResponseInfo { allowed })
+    let would_deny = v
+        .pointer("/response/auditAnnotations")
+        .and_then(|a| a.get(WOULD_DENY_ANNOTATION))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(ResponseInfo { allowed, would_deny })
 }
 
 /// A denial written by the host (the component could not answer), in the API server's `Status`
@@ -206,14 +218,28 @@ mod tests {
     #[test]
     fn checks_the_answer() {
         let ok = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true}}"#;
-        assert_eq!(read_response(ok, "u"), Ok(ResponseInfo { allowed: true }));
+        assert_eq!(
+            read_response(ok, "u"),
+            Ok(ResponseInfo {
+                allowed: true,
+                would_deny: None
+            })
+        );
+        let audited = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true,"auditAnnotations":{"would-deny":"Pod \"web\" is invalid"}}}"#;
+        assert_eq!(
+            read_response(audited, "u").unwrap().would_deny.as_deref(),
+            Some("Pod \"web\" is invalid")
+        );
         assert!(read_response(ok, "v").unwrap_err().contains("uid"));
         assert!(read_response("garbage", "u").is_err());
         let d: Value = serde_json::from_str(&deny("u", 500, "InternalError", "boom", None)).unwrap();
         assert_eq!(d["response"]["status"]["code"], 500);
         assert_eq!(
             read_response(&d.to_string(), "u"),
-            Ok(ResponseInfo { allowed: false })
+            Ok(ResponseInfo {
+                allowed: false,
+                would_deny: None
+            })
         );
     }
 }

@@ -1,5 +1,6 @@
 //! The HTTPS listener: TLS handshakes, HTTP/1.1 and HTTP/2 connections, graceful shutdown, and
-//! start-up (compiling the component while already answering `/healthz`).
+//! start-up (compiling the component while already answering `/healthz`); and the optional
+//! plain-HTTP probe listener (`--probe-addr`).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -22,6 +23,8 @@ use crate::runtime::{ComponentSource, Runtime, RuntimeOptions};
 pub struct ServeConfig {
     /// Where to listen.
     pub addr: SocketAddr,
+    /// Where to serve `/healthz`, `/readyz` and `/metrics` over plain HTTP as well (`--probe-addr`).
+    pub probe_addr: Option<SocketAddr>,
     /// Certificate and client CA.
     pub tls: TlsSpec,
     /// How reviews are evaluated.
@@ -57,6 +60,21 @@ pub enum ServeError {
     /// The component could not be loaded.
     #[error("cannot load the policy component: {0}")]
     Component(#[from] crate::error::HostError),
+    /// The component refused the settings (unknown key, unsupported `kubernetesVersion`, ...).
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// Ask the component whether it accepts `settings`, before any review depends on them: a settings
+/// document it refuses would turn every review into a 400 denial.
+fn check_settings(runtime: &Runtime, settings: &str) -> Result<(), ServeError> {
+    const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"settings-check"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+    match runtime.check(None, POD, crate::types::Subresource::None, settings) {
+        Err(crate::error::CallError::Input(e @ crate::types::InputError::BadSettings(_))) => {
+            Err(ServeError::Settings(crate::error::describe_input_error(&e)))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
@@ -94,11 +112,34 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()>) -> R
             source,
         })?;
     let local = listener.local_addr().unwrap_or(config.addr);
+    let probes = match config.probe_addr {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .map_err(|source| ServeError::Bind { addr, source })?,
+        ),
+        None => None,
+    };
     tracing::info!(addr = %local, "listening (HTTPS)");
     let webhook = Webhook::new(config.webhook.clone());
+    // The probe port outlives the admission port's drain: the kubelet sees /readyz turn 503.
+    let (probes_stop, probes_stopped) = tokio::sync::oneshot::channel::<()>();
+    let probe_task = probes.map(|l| {
+        if let Ok(a) = l.local_addr() {
+            tracing::info!(addr = %a, "listening (HTTP: /healthz, /readyz, /metrics)");
+        }
+        tokio::spawn(run_probes(webhook.clone(), l, async move {
+            let _ = probes_stopped.await;
+        }))
+    });
     let source = config.component.clone();
     let options = config.runtime.clone();
-    let loading = tokio::task::spawn_blocking(move || Runtime::load(&source, options));
+    let settings = config.webhook.settings.clone();
+    let loading = tokio::task::spawn_blocking(move || {
+        let rt = Runtime::load(&source, options).map_err(ServeError::Component)?;
+        check_settings(&rt, &settings)?;
+        Ok::<_, ServeError>(rt)
+    });
     let metrics_hook = webhook.clone();
     let reloader = tls::spawn_reloader(tls.clone(), config.tls_poll, move |r| {
         let result = if r.is_ok() {
@@ -116,15 +157,13 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()>) -> R
     let load = async move {
         match loading.await {
             Ok(Ok(rt)) => {
-                tracing::info!(
-                    digest = rt.digest(),
-                    bytes = rt.component_size(),
-                    "policy component ready"
-                );
+                let (digest, bytes) = (rt.digest().to_owned(), rt.component_size());
+                // Ready first, then say so: whoever reads the log may probe at once.
                 ready.set_runtime(rt);
+                tracing::info!(digest = %digest, bytes, "policy component ready");
                 std::future::pending::<Result<(), ServeError>>().await
             }
-            Ok(Err(e)) => Err(ServeError::Component(e)),
+            Ok(Err(e)) => Err(e),
             Err(e) => Err(ServeError::Component(crate::error::HostError::Trap {
                 message: format!("the loading task failed: {e}"),
                 stderr: String::new(),
@@ -136,7 +175,47 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()>) -> R
         () = run(webhook.clone(), listener, tls, config.drain_timeout, config.handshake_timeout, shutdown) => Ok(()),
     };
     reloader.abort();
+    let _ = probes_stop.send(());
+    if let Some(task) = probe_task {
+        let _ = task.await;
+    }
     served
+}
+
+/// How long open probe-port connections (keep-alive scrapes) may take to finish at shutdown.
+const PROBE_DRAIN: Duration = Duration::from_secs(2);
+
+/// Serve [`super::probe_router`] over plain HTTP (HTTP/1.1, or HTTP/2 with prior knowledge) on
+/// `listener` until `shutdown` resolves. No TLS and no client certificates: the kubelet's probes
+/// and Prometheus reach it whatever `--client-ca` demands of the admission port.
+pub async fn run_probes(webhook: Webhook, listener: TcpListener, shutdown: impl Future<Output = ()>) {
+    let app = super::probe_router(webhook);
+    let graceful = GracefulShutdown::new();
+    let builder = auto::Builder::new(TokioExecutor::new());
+    tokio::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    tracing::warn!(error = %e, "probe port: accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let conn = builder.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()));
+        let watched = graceful.watch(conn.into_owned());
+        tokio::spawn(async move {
+            if let Err(e) = watched.await {
+                tracing::debug!(%peer, error = %e, "probe connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(PROBE_DRAIN, graceful.shutdown()).await;
 }
 
 /// Accept TLS connections on `listener` and serve `webhook` until `shutdown` resolves; then stop

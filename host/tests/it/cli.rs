@@ -3,8 +3,8 @@
 use std::process::Output;
 
 use crate::support::{
-    examples, expect_bad_input, json_of as stdout_json, output_with_stdin, pod, podmut, review, run, stderr,
-    tempdir, write,
+    examples, expect_bad_input, json_of as stdout_json, output_with_stdin, pod, podmut, policies, review,
+    run, stderr, tempdir, write,
 };
 
 /// `podmut check --old <example>/old.yaml --new <example>/new.yaml ARGS`.
@@ -230,4 +230,152 @@ fn contract_flags_are_present() {
     ] {
         assert!(run(&[cmd, "--help"]).status.success(), "{cmd} --help");
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Issue 13: the strict profile, Kubernetes versions, enforcement, through the CLI
+
+/// The warm-pool example with a worker that asks for a capability no existing container adds.
+fn escalating_worker(dir: &std::path::Path) -> std::path::PathBuf {
+    let new = std::fs::read_to_string(examples().join("04-warm-pool-add-worker/new.yaml")).unwrap();
+    let escalated = new.replace(
+        "    command: [/bin/run-tool, --task, \"42\"]\n",
+        "    command: [/bin/run-tool, --task, \"42\"]\n    securityContext: {capabilities: {add: [NET_ADMIN]}}\n",
+    );
+    assert_ne!(new, escalated, "the example changed: update this test");
+    write(dir, "escalating.yaml", &escalated)
+}
+
+#[test]
+fn the_strict_profile_refuses_what_the_default_profile_allows() {
+    let dir = tempdir();
+    let old = examples().join("04-warm-pool-add-worker/old.yaml");
+    let new = escalating_worker(dir.path());
+    let strict = policies().join("strict.yaml");
+    let check = |extra: &[&str]| {
+        let mut a = vec![
+            "check",
+            "--old",
+            old.to_str().unwrap(),
+            "--new",
+            new.to_str().unwrap(),
+            "--subresource",
+            "dynamic",
+            "-o",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    let o = check(&[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "KEP-5972's own rules allow it: {}",
+        stderr(&o)
+    );
+    let o = check(&["--settings", strict.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1, "{v}");
+    let e = &v["errors"][0];
+    assert_eq!(e["type"], "FieldValueForbidden");
+    assert_eq!(
+        e["field"],
+        "spec.containers[1].securityContext.capabilities.add[0]"
+    );
+    assert_eq!(e["origin"], "strict/capabilities-add");
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("existing containers add: none"),
+        "{e}"
+    );
+}
+
+#[test]
+fn kubernetes_version_changes_the_verdict_and_refuses_unknown_releases() {
+    // No release before 1.38 serves pods/dynamic.
+    let o = check_example(
+        "04-warm-pool-add-worker",
+        &[
+            "--subresource",
+            "dynamic",
+            "--kubernetes-version",
+            "1.35",
+            "-o",
+            "json",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout_json(&o)["errors"][0]["origin"], "dynamic/gate-disabled");
+    let o = check_example(
+        "04-warm-pool-add-worker",
+        &["--subresource", "dynamic", "--kubernetes-version", "1.32"],
+    );
+    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
+    assert!(stderr(&o).contains("kubernetesVersion"), "{}", stderr(&o));
+    // The flag reaches the node-side commands too.
+    let node = examples().join("node");
+    let o = run(&[
+        "probes",
+        "--old",
+        node.join("probes-old.yaml").to_str().unwrap(),
+        "--new",
+        node.join("probes-new.yaml").to_str().unwrap(),
+        "--kubernetes-version",
+        "1.34",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let plan = stdout_json(&o);
+    assert_eq!(
+        plan["reconciled"], false,
+        "no MutableContainerProbes in 1.34: {plan}"
+    );
+    assert!(
+        plan["reason"]
+            .as_str()
+            .unwrap()
+            .contains("MutableContainerProbes"),
+        "{plan}"
+    );
+    let o = run(&[
+        "allocate",
+        node.join("allocate-add-worker.yaml").to_str().unwrap(),
+        "--kubernetes-version",
+        "1.30",
+    ]);
+    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
+}
+
+#[test]
+fn review_with_warn_enforcement_allows_with_warnings() {
+    let dir = tempdir();
+    let r = review(
+        "abc",
+        "",
+        &pod("web", &[("a", "x")]),
+        &pod("web", &[("a", "x"), ("b", "y")]),
+    );
+    let file = write(dir.path(), "review.json", &r.to_string());
+    let settings = write(dir.path(), "warn.yaml", "enforcement: warn\n");
+    let o = run(&[
+        "review",
+        file.to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = stdout_json(&o);
+    assert_eq!(v["response"]["allowed"], true);
+    assert_eq!(
+        v["response"]["warnings"][0],
+        "podmut would deny: spec.containers: Forbidden: pod updates may not add or remove containers"
+    );
+    assert!(v["response"]["auditAnnotations"]["would-deny"].is_string(), "{v}");
+    // The same review with the default enforcement is denied (exit 1).
+    assert_eq!(run(&["review", file.to_str().unwrap()]).status.code(), Some(1));
 }

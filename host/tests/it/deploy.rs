@@ -101,7 +101,72 @@ fn deployment_service_and_certificates_fit_together() {
     assert!(args.contains(&"--log-format=json"));
     assert_eq!(c["livenessProbe"]["httpGet"]["path"], "/healthz");
     assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/readyz");
-    assert_eq!(c["readinessProbe"]["httpGet"]["scheme"], "HTTPS");
+    // The probes (and Prometheus) use the plain-HTTP probe port, which --client-ca does not guard;
+    // the Service, which the API server calls, exposes only the HTTPS port.
+    let probe_port = c["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "probes")
+        .expect("a named probes port");
+    let probe_addr = format!("--probe-addr=0.0.0.0:{}", probe_port["containerPort"]);
+    assert!(args.contains(&probe_addr.as_str()), "{args:?}");
+    for probe in ["startupProbe", "livenessProbe", "readinessProbe"] {
+        assert_eq!(c[probe]["httpGet"]["port"], "probes", "{probe}");
+        assert_eq!(c[probe]["httpGet"]["scheme"], "HTTP", "{probe}");
+    }
+    let annotations = &deploy["spec"]["template"]["metadata"]["annotations"];
+    assert_eq!(
+        annotations["prometheus.io/port"],
+        probe_port["containerPort"].to_string()
+    );
+    assert_eq!(annotations["prometheus.io/scheme"], "http");
+    assert!(
+        svc["spec"]["ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["targetPort"] != "probes"),
+        "the probe port is not part of the Service"
+    );
+    // The settings come from the ConfigMap, which podmut accepts.
+    let settings_arg = args.iter().find_map(|a| a.strip_prefix("--settings=")).unwrap();
+    let cm = find(&docs, "ConfigMap");
+    let mount = c["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| settings_arg.starts_with(m["mountPath"].as_str().unwrap()))
+        .expect("the settings file is mounted");
+    let volume = deploy["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == mount["name"])
+        .unwrap();
+    assert_eq!(volume["configMap"]["name"], cm["metadata"]["name"]);
+    let file = std::path::Path::new(settings_arg)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    let profile = cm["data"][file]
+        .as_str()
+        .expect("the ConfigMap holds the settings file");
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("settings.yaml");
+    std::fs::write(&settings, profile).unwrap();
+    let examples = policies().join("examples/01-image-update");
+    let o = podmut(&[
+        "check",
+        "--old",
+        examples.join("old.yaml").to_str().unwrap(),
+        "--new",
+        examples.join("new.yaml").to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(c["resources"]["limits"]["memory"].is_string());
     assert!(c["resources"]["requests"]["cpu"].is_string());
     let sc = &c["securityContext"];
@@ -137,6 +202,26 @@ fn deployment_service_and_certificates_fit_together() {
     );
     let kustomization = std::fs::read_to_string(policies().join("deploy/kustomization.yaml")).unwrap();
     assert!(kustomization.contains("webhook.yaml") && kustomization.contains("cert-manager.yaml"));
+}
+
+/// The playground's profile selector carries policies/strict.yaml's setting (the page cannot read
+/// the file).
+#[test]
+fn the_playground_strict_profile_is_policies_strict_yaml() {
+    let strict: Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(policies().join("strict.yaml")).unwrap()).unwrap();
+    let app = std::fs::read_to_string(policies().join("../web/app.js")).unwrap();
+    let line = app
+        .lines()
+        .find(|l| l.starts_with("const PROFILES = "))
+        .expect("PROFILES in web/app.js");
+    let quoted = line
+        .split("strict: '")
+        .nth(1)
+        .and_then(|r| r.split('\'').next())
+        .unwrap();
+    let page: Value = serde_json::from_str(quoted).unwrap();
+    assert_eq!(page, strict, "web/app.js PROFILES.strict != policies/strict.yaml");
 }
 
 #[test]

@@ -150,3 +150,123 @@ fn serve_answers_over_https_and_drains_on_sigterm() {
     assert!(rest.iter().any(|l| l.contains("SIGTERM")), "{rest:?}");
     assert!(rest.iter().any(|l| l.contains("drained")), "{rest:?}");
 }
+
+/// GET over plain HTTP/1.1 (the probe port).
+async fn get_plain(addr: &str, path: &str) -> (u16, String) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let req = hyper::Request::get(path)
+        .header("host", addr)
+        .body(http_body_util::Empty::<axum::body::Bytes>::new())
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let bytes = http_body_util::BodyExt::collect(resp.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Kills the server when a test fails half-way (the test itself sends SIGTERM when it does not).
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_probe_addr_answers_probes_and_metrics_over_plain_http() {
+    let child = podmut()
+        .args([
+            "serve",
+            "--self-signed",
+            "--addr",
+            "127.0.0.1:0",
+            "--probe-addr",
+            "127.0.0.1:0",
+            "--log-format",
+            "json",
+            "--workers",
+            "1",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = KillOnDrop(child);
+    let mut lines = BufReader::new(child.0.stderr.take().unwrap()).lines();
+    let mut probe_addr = None;
+    let started = Instant::now();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        if v["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("listening (HTTP"))
+        {
+            probe_addr = Some(v["addr"].as_str().unwrap().to_owned());
+        }
+        if v["message"] == "policy component ready" {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "serve did not become ready"
+        );
+    }
+    let addr = probe_addr.expect("the log names the probe address");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (status, body) = rt.block_on(get_plain(&addr, "/readyz"));
+    assert_eq!((status, body.as_str()), (200, "ready\n"));
+    let (status, metrics) = rt.block_on(get_plain(&addr, "/metrics"));
+    assert_eq!(status, 200);
+    assert!(metrics.contains("podmut_build_info{version=\""), "{metrics}");
+    assert!(metrics.contains("process_resident_memory_bytes "), "{metrics}");
+    let pid = child.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert_eq!(child.0.wait().unwrap().code(), Some(0), "{rest:?}");
+}
+
+#[test]
+fn serve_refuses_settings_the_component_refuses_with_exit_2() {
+    let o = podmut()
+        .args([
+            "serve",
+            "--self-signed",
+            "--addr",
+            "127.0.0.1:0",
+            "--kubernetes-version",
+            "1.29",
+        ])
+        .output()
+        .unwrap();
+    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
+    let o = podmut()
+        .args([
+            "serve",
+            "--self-signed",
+            "--addr",
+            "127.0.0.1:18443",
+            "--probe-addr",
+            "127.0.0.1:18443",
+        ])
+        .output()
+        .unwrap();
+    expect_bad_input(&o, "--probe-addr");
+}

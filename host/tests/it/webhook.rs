@@ -12,6 +12,7 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use podmut::webhook::{self, CertSource, SelfSigned, TlsSpec, TlsState, Webhook, WebhookOptions};
 use podmut::{ComponentSource, Runtime, RuntimeOptions};
+use rustls::pki_types::ServerName;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
@@ -653,4 +654,418 @@ async fn shutdown_drains_in_flight_requests() {
     assert_eq!(x.body["response"]["allowed"], false);
     assert!(!w.is_ready(), "draining servers report not ready");
     assert!(TcpStream::connect(addr).await.is_err(), "no longer accepting");
+}
+
+// ------------------------------------------------------------------------------------------
+// The probe port and oversized bodies over HTTP/2 (issue 13), on real sockets
+
+/// One plain-HTTP request (HTTP/1.1, or HTTP/2 with prior knowledge) on a fresh connection.
+async fn plain_http(addr: SocketAddr, h2: bool, method: &str, path: &str) -> (StatusCode, String) {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let io = hyper_util::rt::TokioIo::new(tcp);
+    let req = hyper::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{path}"))
+        .header(header::HOST, addr.to_string())
+        .body(http_body_util::Empty::<axum::body::Bytes>::new())
+        .unwrap();
+    let resp = if h2 {
+        let (mut sender, conn) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+                .await
+                .unwrap();
+        tokio::spawn(conn);
+        sender.send_request(req).await.unwrap()
+    } else {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
+        tokio::spawn(conn);
+        sender.send_request(req).await.unwrap()
+    };
+    let status = resp.status();
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(body.to_vec()).unwrap())
+}
+
+struct Probes {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+impl Probes {
+    async fn start(w: Webhook) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let done = tokio::spawn(webhook::server::run_probes(w, listener, async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            addr,
+            stop: Some(stop),
+            done,
+        }
+    }
+
+    async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        tokio::time::timeout(Duration::from_secs(10), self.done)
+            .await
+            .expect("the probe port stops")
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_probe_port_serves_health_and_metrics_without_a_client_certificate() {
+    // The admission port demands client certificates (--client-ca); the probe port asks for none.
+    let certs = SelfSigned::generate(&["localhost"]).unwrap();
+    let client_ca = SelfSigned::generate(&["kube-apiserver"]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("client-ca.crt");
+    std::fs::write(&ca_file, &client_ca.ca_pem).unwrap();
+    let w = Webhook::new(WebhookOptions {
+        workers: 2,
+        ..WebhookOptions::default()
+    });
+    let probes = Probes::start(w.clone()).await;
+    let server = Server::start(w.clone(), memory_tls(&certs, Some(ca_file))).await;
+
+    // Not ready while the component compiles; alive all along.
+    let (status, body) = plain_http(probes.addr, false, "GET", "/readyz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body.contains("compiling"), "{body}");
+    assert_eq!(
+        plain_http(probes.addr, false, "GET", "/healthz").await.0,
+        StatusCode::OK
+    );
+    let runtime = embedded();
+    let digest = runtime.digest().to_owned();
+    w.set_runtime(runtime);
+
+    for h2 in [false, true] {
+        assert_eq!(
+            plain_http(probes.addr, h2, "GET", "/readyz").await.0,
+            StatusCode::OK,
+            "h2={h2}"
+        );
+        assert_eq!(
+            plain_http(probes.addr, h2, "GET", "/healthz").await.0,
+            StatusCode::OK,
+            "h2={h2}"
+        );
+        let (status, metrics) = plain_http(probes.addr, h2, "GET", "/metrics").await;
+        assert_eq!(status, StatusCode::OK);
+        let build_info = format!(r#"component_sha256="{digest}"}} 1"#);
+        assert!(metrics.contains("podmut_build_info{version=\""), "{metrics}");
+        assert!(metrics.contains(&build_info), "{metrics}");
+        for process in [
+            "process_resident_memory_bytes ",
+            "process_cpu_seconds_total ",
+            "process_open_fds ",
+            "process_max_fds ",
+        ] {
+            assert!(metrics.contains(process), "missing {process} in\n{metrics}");
+        }
+        // Nothing but the three probe routes.
+        let (status, body) = plain_http(probes.addr, h2, "POST", "/validate").await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        assert!(body.contains("HTTPS port"), "{body}");
+    }
+    // The admission port still refuses a client without a certificate.
+    let refused = https(
+        server.addr,
+        client_config(&[&certs.ca_pem], b"h2", None),
+        "GET",
+        "/healthz",
+        "",
+    )
+    .await;
+    assert!(
+        refused.is_err(),
+        "the admission port requires a client certificate"
+    );
+    server.stop().await;
+    // Draining: the probe port reports it until it is stopped itself.
+    let (status, body) = plain_http(probes.addr, false, "GET", "/readyz").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(body.contains("shutting down"), "{body}");
+    probes.stop().await;
+}
+
+/// A request body of `chunks` x 16 KiB with no declared length (streamed, like a chunked
+/// upload; on HTTP/2 a body without `content-length`).
+struct Streamed {
+    chunks: usize,
+}
+
+impl hyper::body::Body for Streamed {
+    type Data = axum::body::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        if self.chunks == 0 {
+            return std::task::Poll::Ready(None);
+        }
+        self.chunks -= 1;
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(axum::body::Bytes::from(
+            vec![b' '; 16 << 10],
+        )))))
+    }
+}
+
+/// POST an oversized body to `/validate` over TLS with `alpn`; `declared` sends the body whole
+/// with its `content-length`, otherwise it is streamed without one.
+async fn post_oversized(
+    addr: SocketAddr,
+    ca_pem: &str,
+    alpn: &[u8],
+    declared: bool,
+    chunks: usize,
+) -> Result<(StatusCode, Value, Option<&'static str>), String> {
+    let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(client_config(&[ca_pem], alpn, None)));
+    let tls = connector
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .map_err(|e| format!("handshake: {e}"))?;
+    let negotiated = match tls.get_ref().1.alpn_protocol() {
+        Some(b"h2") => Some("h2"),
+        Some(b"http/1.1") => Some("http/1.1"),
+        _ => None,
+    };
+    let io = hyper_util::rt::TokioIo::new(tls);
+    let builder =
+        hyper::Request::post("https://localhost/validate").header(header::CONTENT_TYPE, "application/json");
+    let body: http_body_util::combinators::BoxBody<axum::body::Bytes, std::convert::Infallible> = if declared
+    {
+        http_body_util::BodyExt::boxed(http_body_util::Full::new(axum::body::Bytes::from(vec![
+            b' ';
+            chunks * (16 << 10)
+        ])))
+    } else {
+        http_body_util::BodyExt::boxed(Streamed { chunks })
+    };
+    let req = builder.body(body).unwrap();
+    let resp = if negotiated == Some("h2") {
+        let (mut sender, conn) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+                .await
+                .map_err(|e| e.to_string())?;
+        tokio::spawn(conn);
+        sender
+            .send_request(req)
+            .await
+            .map_err(|e| format!("HTTP/2: {e}"))?
+    } else {
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(conn);
+        sender
+            .send_request(req)
+            .await
+            .map_err(|e| format!("HTTP/1.1: {e}"))?
+    };
+    let status = resp.status();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| format!("reading the response body: {e}"))?
+        .to_bytes();
+    let body = serde_json::from_slice(&bytes).map_err(|e| format!("not JSON ({e}): {bytes:?}"))?;
+    Ok((status, body, negotiated))
+}
+
+fn small_body_webhook() -> Webhook {
+    Webhook::with_runtime(
+        WebhookOptions {
+            workers: 2,
+            max_body_bytes: 64 << 10,
+            ..WebhookOptions::default()
+        },
+        embedded(),
+    )
+}
+
+#[tokio::test]
+async fn oversized_bodies_get_a_readable_413_over_http2_and_http1() {
+    let certs = SelfSigned::generate(&["localhost"]).unwrap();
+    let w = small_body_webhook();
+    let server = Server::start(w.clone(), memory_tls(&certs, None)).await;
+    // 1 MiB against a 64 KiB cap: far past any flow-control window the client starts with.
+    for alpn in [&b"h2"[..], b"http/1.1"] {
+        for declared in [true, false] {
+            let (status, body, negotiated) = post_oversized(server.addr, &certs.ca_pem, alpn, declared, 64)
+                .await
+                .unwrap_or_else(|e| panic!("alpn {alpn:?}, declared {declared}: {e}"));
+            assert_eq!(negotiated.map(str::as_bytes), Some(alpn));
+            assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+            assert_eq!(body["kind"], "Status");
+            assert_eq!(body["code"], 413);
+            assert_eq!(body["reason"], "RequestEntityTooLarge");
+        }
+    }
+    // The HTTP/2 connection survives a 413 stream: the next request on a new stream is answered.
+    let x = https(
+        server.addr,
+        client_config(&[&certs.ca_pem], b"h2", None),
+        "POST",
+        "/validate",
+        &allowed_review("uid-after-413").to_string(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(x.body["response"]["uid"], "uid-after-413");
+    assert!(
+        metrics_text(&w)
+            .await
+            .contains(r#"podmut_http_rejections_total{reason="too_large"} 4"#)
+    );
+    server.stop().await;
+}
+
+/// curl, when it is installed with HTTP/2: the client an operator would try.
+fn curl_with_http2() -> Option<std::path::PathBuf> {
+    let out = std::process::Command::new("curl")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let features = text.lines().find(|l| l.starts_with("Features:"))?;
+    features
+        .split_whitespace()
+        .any(|f| f == "HTTP2")
+        .then(|| std::path::PathBuf::from("curl"))
+}
+
+#[tokio::test]
+async fn curl_http2_reads_the_413() {
+    let Some(curl) = curl_with_http2() else {
+        eprintln!(
+            "!!! curl with HTTP/2 is not installed: curl_http2_reads_the_413 checks nothing here (hyper's HTTP/2 client is tested above) !!!"
+        );
+        return;
+    };
+    let certs = SelfSigned::generate(&["localhost"]).unwrap();
+    let server = Server::start(small_body_webhook(), memory_tls(&certs, None)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    let big = dir.path().join("big.json");
+    let out = dir.path().join("out.json");
+    std::fs::write(&ca, &certs.ca_pem).unwrap();
+    std::fs::write(&big, vec![b' '; 1 << 20]).unwrap();
+    let port = server.addr.port();
+    let output = tokio::task::spawn_blocking(move || {
+        let o = std::process::Command::new(curl)
+            .args(["--http2", "--silent", "--show-error", "--max-time", "20"])
+            .arg("--cacert")
+            .arg(&ca)
+            .args(["--resolve", &format!("localhost:{port}:127.0.0.1")])
+            .args(["-H", "Content-Type: application/json", "--data-binary"])
+            .arg(format!("@{}", big.display()))
+            .arg("-o")
+            .arg(&out)
+            .args(["-w", "%{http_code} %{http_version}"])
+            .arg(format!("https://localhost:{port}/validate"))
+            .output()
+            .unwrap();
+        (o, std::fs::read_to_string(&out).unwrap_or_default())
+    })
+    .await
+    .unwrap();
+    let (o, body) = output;
+    let written = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "curl failed ({}): {} / {written}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(written, "413 2", "status and HTTP version");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["reason"], "RequestEntityTooLarge");
+    server.stop().await;
+}
+
+// ------------------------------------------------------------------------------------------
+// Enforcement (issue 13): the component answers, the webhook counts and logs
+
+fn webhook_with_settings(settings: &str) -> Webhook {
+    Webhook::with_runtime(
+        WebhookOptions {
+            settings: settings.to_owned(),
+            workers: 2,
+            ..WebhookOptions::default()
+        },
+        embedded(),
+    )
+}
+
+#[tokio::test]
+async fn warn_and_audit_allow_and_count_would_deny() {
+    for mode in ["warn", "audit"] {
+        let w = webhook_with_settings(&format!("enforcement: {mode}"));
+        let r = call(&w, post(denied_review("uid-enforce").to_string())).await;
+        assert_eq!(r.status, StatusCode::OK);
+        let v = r.json();
+        let resp = &v["response"];
+        assert_eq!(resp["uid"], "uid-enforce");
+        assert_eq!(resp["allowed"], true, "{mode}: {v}");
+        assert!(
+            resp["auditAnnotations"]["would-deny"]
+                .as_str()
+                .unwrap()
+                .starts_with("Pod \"web\" is invalid: spec.containers: Forbidden"),
+            "{v}"
+        );
+        let warnings = resp
+            .get("warnings")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if mode == "warn" {
+            assert_eq!(warnings.len(), 1, "{v}");
+            assert!(
+                warnings[0]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("podmut would deny: spec.containers: Forbidden")
+            );
+        } else {
+            assert!(warnings.is_empty(), "audit sends no warnings: {v}");
+        }
+        // An allowed request is no would-deny.
+        let r = call(&w, post(allowed_review("uid-ok").to_string())).await;
+        assert!(r.json()["response"].get("auditAnnotations").is_none());
+        let m = metrics_text(&w).await;
+        assert!(
+            m.contains(r#"podmut_admission_requests_total{subresource="none",verdict="would-deny",dry_run="false"} 1"#),
+            "{m}"
+        );
+        assert!(m.contains(r#"verdict="allowed",dry_run="false"} 1"#), "{m}");
+        assert!(!m.contains(r#"verdict="denied""#), "{m}");
+    }
+    // deny stays the default.
+    let w = webhook_with_settings("");
+    assert_eq!(
+        call(&w, post(denied_review("uid-deny").to_string())).await.json()["response"]["allowed"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn enforcement_never_lets_unjudgeable_requests_through() {
+    let w = webhook_with_settings("enforcement: audit");
+    let mut bad = denied_review("uid-bad");
+    bad["request"]["object"]["spec"]["containers"] = json!("not a list");
+    let v = call(&w, post(bad.to_string())).await.json();
+    assert_eq!(v["response"]["allowed"], false, "{v}");
+    assert_eq!(v["response"]["status"]["code"], 400);
 }

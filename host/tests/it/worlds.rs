@@ -63,14 +63,23 @@ struct RunOutcome {
 
 /// `wasmtime run`: instantiate through `wasi:cli/command` bindings and call `run`.
 fn run_command(stdin: &str) -> RunOutcome {
+    run_command_with(stdin, None)
+}
+
+/// `wasmtime run --env PODMUT_SETTINGS=...`.
+fn run_command_with(stdin: &str, settings: Option<&str>) -> RunOutcome {
     let (engine, component) = compiled();
     let stdout = MemoryOutputPipe::new(1 << 20);
     let stderr = MemoryOutputPipe::new(1 << 20);
-    let wasi = WasiCtx::builder()
+    let mut builder = WasiCtx::builder();
+    builder
         .stdin(MemoryInputPipe::new(stdin.to_owned()))
         .stdout(stdout.clone())
-        .stderr(stderr.clone())
-        .build();
+        .stderr(stderr.clone());
+    if let Some(s) = settings {
+        builder.env("PODMUT_SETTINGS", s);
+    }
+    let wasi = builder.build();
     let mut store = Store::new(engine, HostState::new(wasi, MEMORY));
     let command = CliCommand::instantiate(&mut store, component, &linker(engine)).unwrap();
     let ok = command.wasi_cli_run().call_run(&mut store).unwrap().is_ok();
@@ -135,9 +144,24 @@ struct HttpReply {
 
 /// `wasmtime serve`: one fresh instance per request through `wasi:http/proxy` bindings.
 fn serve_one(method: &str, path: &str, body: Vec<u8>, content_length: Option<usize>) -> HttpReply {
+    serve_one_with(method, path, body, content_length, None)
+}
+
+/// `wasmtime serve --env PODMUT_SETTINGS=...`.
+fn serve_one_with(
+    method: &str,
+    path: &str,
+    body: Vec<u8>,
+    content_length: Option<usize>,
+    settings: Option<&str>,
+) -> HttpReply {
     let (engine, component) = compiled();
     let pre = ProxyPre::new(linker(engine).instantiate_pre(component).unwrap()).unwrap();
-    let mut store = Store::new(engine, HostState::new(WasiCtx::builder().build(), MEMORY));
+    let mut wasi = WasiCtx::builder();
+    if let Some(s) = settings {
+        wasi.env("PODMUT_SETTINGS", s);
+    }
+    let mut store = Store::new(engine, HostState::new(wasi.build(), MEMORY));
     let mut builder = hyper::Request::builder()
         .method(method)
         .uri(format!("http://127.0.0.1{path}"));
@@ -203,6 +227,40 @@ fn http_post_validate_answers_like_the_webhook() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let v: Value = serde_json::from_str(&reply.body).unwrap();
     assert_eq!(v["response"]["allowed"], true);
+}
+
+/// `enforcement` through the two WASI exports, from `PODMUT_SETTINGS` (issue 13).
+#[test]
+fn both_wasi_exports_honour_enforcement_from_podmut_settings() {
+    let denied = review(&["a"], &["a", "b"]);
+    for (mode, warned) in [("warn", true), ("audit", false)] {
+        let settings = format!(r#"{{"enforcement":"{mode}"}}"#);
+        let out = run_command_with(&denied, Some(&settings));
+        assert!(out.ok, "{}", out.stderr);
+        let via_run: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        let reply = serve_one_with(
+            "POST",
+            "/validate",
+            denied.clone().into_bytes(),
+            None,
+            Some(&settings),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let via_http: Value = serde_json::from_str(&reply.body).unwrap();
+        assert_eq!(via_run, via_http, "{mode}: both exports answer alike");
+        let r = &via_run["response"];
+        assert_eq!(r["allowed"], true, "{mode}: {via_run}");
+        assert!(r["auditAnnotations"]["would-deny"].is_string(), "{via_run}");
+        assert_eq!(
+            r.get("warnings").is_some_and(|w| !w.is_null()),
+            warned,
+            "{via_run}"
+        );
+    }
+    // A settings document the component refuses is an error, not a silent default.
+    let out = run_command_with(&denied, Some(r#"{"enforcement":"dryrun"}"#));
+    assert!(!out.ok);
+    assert!(out.stderr.contains("enforcement"), "{}", out.stderr);
 }
 
 #[test]

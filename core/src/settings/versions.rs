@@ -1,0 +1,389 @@
+//! Kubernetes version profiles (`kubernetesVersion`): each supported release's feature-gate defaults
+//! and its version-dependent rules.
+//!
+//! The gate history is upstream's: `pkg/features/kube_features.go`, `defaultVersionedKubernetesFeatureGates`
+//! (each gate's `VersionedSpecs`: from which release it has which default, stage and lock), as of
+//! release-1.35. A gate with no spec at or before a release does not exist there: it is off, and
+//! naming it in `featureGates` is an error, as kube-apiserver's `--feature-gates` refuses an
+//! unrecognized gate. A gate locked to its default (`LockToDefault`, GA) may not be set to the other
+//! value, as kube-apiserver refuses that too.
+//!
+//! Supported releases are those whose validation podmut follows (1.33 to 1.35). Adding one: add its
+//! minor to [`KubernetesVersion::SUPPORTED`], each gate's new stage to [`GATE_HISTORY`], and any
+//! rule that changed to [`KubernetesVersion`]'s methods; then the README's version table.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Gate, MemoryLimitDecrease};
+
+/// A feature's maturity (`featuregate.PreRelease`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Alpha: off by default.
+    Alpha,
+    /// Beta.
+    Beta,
+    /// GA (stable).
+    Ga,
+}
+
+impl Stage {
+    fn as_str(self) -> &'static str {
+        match self {
+            Stage::Alpha => "alpha",
+            Stage::Beta => "beta",
+            Stage::Ga => "GA",
+        }
+    }
+}
+
+/// One `featuregate.FeatureSpec` of a gate's `VersionedSpecs`: from Kubernetes `1.<since>` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GateSpec {
+    /// The first minor release (of 1.x) the spec applies to.
+    pub(crate) since: u8,
+    /// The default.
+    pub(crate) default: bool,
+    /// The stage.
+    pub(crate) stage: Stage,
+    /// `LockToDefault`: the gate may not be set to anything else.
+    pub(crate) locked: bool,
+}
+
+const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec {
+    GateSpec {
+        since,
+        default,
+        stage,
+        locked,
+    }
+}
+
+/// Every gate podmut knows, with upstream's versioned specs (`kube_features.go`), oldest first.
+///
+/// `DynamicContainers` (KEP-5972) and `MutableContainerProbes` (KEP-6318) are alpha from 1.38 (the
+/// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
+/// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
+/// `kube_features.go`.
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 15] = [
+    (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
+    (
+        Gate::MutableContainerProbes,
+        &[spec(38, false, Stage::Alpha, false)],
+    ),
+    (
+        Gate::InPlacePodVerticalScaling,
+        &[
+            spec(27, false, Stage::Alpha, false),
+            spec(33, true, Stage::Beta, false),
+            spec(35, true, Stage::Ga, true),
+        ],
+    ),
+    (
+        Gate::SidecarContainers,
+        &[
+            spec(28, false, Stage::Alpha, false),
+            spec(29, true, Stage::Beta, false),
+            spec(33, true, Stage::Ga, true),
+        ],
+    ),
+    (
+        Gate::PodLevelResources,
+        &[
+            spec(32, false, Stage::Alpha, false),
+            spec(34, true, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::InPlacePodLevelResourcesVerticalScaling,
+        &[spec(35, false, Stage::Alpha, false)],
+    ),
+    (
+        Gate::InPlacePodVerticalScalingExclusiveCPUs,
+        &[spec(32, false, Stage::Alpha, false)],
+    ),
+    (
+        Gate::InPlacePodVerticalScalingExclusiveMemory,
+        &[spec(34, false, Stage::Alpha, false)],
+    ),
+    (Gate::InPlacePodVerticalScalingInitContainers, &[]),
+    (
+        Gate::ContainerRestartRules,
+        &[
+            spec(34, false, Stage::Alpha, false),
+            spec(35, true, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::RelaxedEnvironmentVariableValidation,
+        &[
+            spec(30, false, Stage::Alpha, false),
+            spec(32, true, Stage::Beta, false),
+            spec(34, true, Stage::Ga, true),
+        ],
+    ),
+    (
+        Gate::RelaxedDNSSearchValidation,
+        &[
+            spec(32, false, Stage::Alpha, false),
+            spec(33, true, Stage::Beta, false),
+            spec(34, true, Stage::Ga, true),
+        ],
+    ),
+    (
+        Gate::PodLifecycleSleepActionAllowZero,
+        &[
+            spec(32, false, Stage::Alpha, false),
+            spec(33, true, Stage::Beta, false),
+            spec(34, true, Stage::Ga, true),
+        ],
+    ),
+    (
+        Gate::SELinuxMount,
+        &[
+            spec(30, false, Stage::Alpha, false),
+            spec(33, false, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::PodDeletionCost,
+        &[
+            spec(21, false, Stage::Alpha, false),
+            spec(22, true, Stage::Beta, false),
+        ],
+    ),
+];
+
+/// A Kubernetes release podmut has a profile for (`1.<minor>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KubernetesVersion {
+    minor: u8,
+}
+
+impl KubernetesVersion {
+    /// Every supported release, oldest first.
+    pub const SUPPORTED: [KubernetesVersion; 3] = [Self::v1(33), Self::v1(34), Self::v1(35)];
+
+    /// The newest supported release (what an unset `kubernetesVersion` follows).
+    pub const NEWEST: KubernetesVersion = Self::SUPPORTED[Self::SUPPORTED.len() - 1];
+
+    const fn v1(minor: u8) -> Self {
+        Self { minor }
+    }
+
+    /// The minor version.
+    pub fn minor(self) -> u8 {
+        self.minor
+    }
+
+    /// Parse `1.33`, `v1.33` or `1.33.4` (the patch release does not matter); an unknown or
+    /// unsupported release is an error that lists the supported ones.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let mut parts = t.split('.');
+        let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
+        let number =
+            |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let valid =
+            number(major) && number(minor) && (patch.is_none() || number(patch)) && parts.next().is_none();
+        if !valid {
+            return Err(format!(
+                "{text:?} is not a Kubernetes version (write MAJOR.MINOR, e.g. \"{}\"); supported: {}",
+                Self::NEWEST,
+                Self::supported_list()
+            ));
+        }
+        let supported = Self::SUPPORTED
+            .into_iter()
+            .find(|v| major == Some("1") && minor.and_then(|m| m.parse::<u8>().ok()) == Some(v.minor));
+        supported.ok_or_else(|| {
+            format!(
+                "Kubernetes {}.{} is not supported; supported: {}",
+                major.unwrap_or_default(),
+                minor.unwrap_or_default(),
+                Self::supported_list()
+            )
+        })
+    }
+
+    /// `1.33, 1.34, 1.35`.
+    pub fn supported_list() -> String {
+        Self::SUPPORTED.map(|v| v.to_string()).join(", ")
+    }
+
+    /// The spec of `gate` in this release, `None` when the gate does not exist in it.
+    pub(crate) fn gate_spec(self, gate: Gate) -> Option<GateSpec> {
+        GATE_HISTORY
+            .iter()
+            .find(|(g, _)| *g == gate)
+            .and_then(|(_, specs)| specs.iter().rev().find(|s| s.since <= self.minor))
+            .copied()
+    }
+
+    /// The default of `gate` in this release (off when it does not exist).
+    pub(crate) fn gate_default(self, gate: Gate) -> bool {
+        self.gate_spec(gate).is_some_and(|s| s.default)
+    }
+
+    /// Why `gate` may not be set to `on` in this release, if it may not.
+    pub(crate) fn check_gate(self, gate: Gate, on: bool) -> Result<(), String> {
+        match self.gate_spec(gate) {
+            None => {
+                let first = GATE_HISTORY
+                    .iter()
+                    .find(|(g, _)| *g == gate)
+                    .and_then(|(_, specs)| specs.first());
+                let when = first.map_or_else(
+                    || " (podmut knows no release that has it)".to_owned(),
+                    |s| format!(" ({} from 1.{})", s.stage.as_str(), s.since),
+                );
+                Err(format!(
+                    "unrecognized feature gate: {gate}: Kubernetes {self} does not have it{when}"
+                ))
+            }
+            Some(s) if s.locked && s.default != on => Err(format!(
+                "cannot set feature gate {gate} to {on}, feature is locked to {} in Kubernetes {self} ({})",
+                s.default,
+                s.stage.as_str()
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// `pods/resize` memory-limit decreases (with a `NotRequired` memory resize policy): Forbidden
+    /// up to 1.33 (`ValidatePodResize`), allowed from 1.34 (KEP-1287 "Memory Limit Decreases",
+    /// kubernetes/kubernetes#133012: the kubelet checks usage instead).
+    pub(crate) fn memory_limit_decrease(self) -> MemoryLimitDecrease {
+        if self.minor <= 33 {
+            MemoryLimitDecrease::Forbid
+        } else {
+            MemoryLimitDecrease::Allow
+        }
+    }
+}
+
+impl fmt::Display for KubernetesVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "1.{}", self.minor)
+    }
+}
+
+impl Serialize for KubernetesVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for KubernetesVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            // YAML reads an unquoted 1.33 as a number.
+            Number(f64),
+        }
+        let text = match Written::deserialize(d)? {
+            Written::Text(t) => t,
+            Written::Number(n) => {
+                let t = n.to_string();
+                // 1.30 becomes 1.3: say so instead of guessing.
+                if t.split('.').nth(1).is_some_and(|m| m.len() < 2) {
+                    return Err(serde::de::Error::custom(format!(
+                        "the number {t} is ambiguous (YAML reads 1.30 as 1.3): quote the version, e.g. \"1.{}0\"",
+                        t.split('.').nth(1).unwrap_or_default()
+                    )));
+                }
+                t
+            }
+        };
+        Self::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_forms_kubectl_version_prints() {
+        let v133 = KubernetesVersion::v1(33);
+        for t in ["1.33", "v1.33", "1.33.2", "v1.33.10", " 1.33 "] {
+            assert_eq!(KubernetesVersion::parse(t), Ok(v133), "{t}");
+        }
+        let e = KubernetesVersion::parse("1.32").unwrap_err();
+        assert!(
+            e.contains("1.32 is not supported") && e.contains("1.33, 1.34, 1.35"),
+            "{e}"
+        );
+        let e = KubernetesVersion::parse("2.33").unwrap_err();
+        assert!(e.contains("not supported"), "{e}");
+        for bad in ["", "1", "1.", "latest", "1.33.x", "1.33.1.1", "one.two"] {
+            let e = KubernetesVersion::parse(bad).unwrap_err();
+            assert!(e.contains("not a Kubernetes version"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn gate_defaults_follow_the_versioned_specs() {
+        let [v133, v134, v135] = KubernetesVersion::SUPPORTED;
+        assert!(v133.gate_default(Gate::InPlacePodVerticalScaling));
+        assert!(!v133.gate_default(Gate::PodLevelResources));
+        assert!(v134.gate_default(Gate::PodLevelResources));
+        assert!(!v134.gate_default(Gate::ContainerRestartRules));
+        assert!(v135.gate_default(Gate::ContainerRestartRules));
+        assert!(!v135.gate_default(Gate::DynamicContainers));
+        assert_eq!(
+            v135.gate_spec(Gate::InPlacePodVerticalScaling).unwrap().stage,
+            Stage::Ga
+        );
+        assert!(
+            v133.gate_spec(Gate::InPlacePodLevelResourcesVerticalScaling)
+                .is_none()
+        );
+        assert_eq!(v133.memory_limit_decrease(), MemoryLimitDecrease::Forbid);
+        assert_eq!(v134.memory_limit_decrease(), MemoryLimitDecrease::Allow);
+        assert_eq!(KubernetesVersion::NEWEST, v135);
+    }
+
+    #[test]
+    fn absent_and_locked_gates_are_refused_like_kube_apiserver_does() {
+        let [v133, _, v135] = KubernetesVersion::SUPPORTED;
+        let e = v135.check_gate(Gate::DynamicContainers, true).unwrap_err();
+        assert!(
+            e.contains("unrecognized feature gate: DynamicContainers") && e.contains("alpha from 1.38"),
+            "{e}"
+        );
+        let e = v133.check_gate(Gate::SidecarContainers, false).unwrap_err();
+        assert!(e.contains("locked to true in Kubernetes 1.33"), "{e}");
+        assert!(v133.check_gate(Gate::SidecarContainers, true).is_ok());
+        assert!(
+            v133.check_gate(Gate::InPlacePodVerticalScaling, false).is_ok(),
+            "beta in 1.33"
+        );
+        assert!(
+            v135.check_gate(Gate::InPlacePodVerticalScaling, false).is_err(),
+            "GA, locked in 1.35"
+        );
+        // Every gate podmut knows has a history entry.
+        for (g, _) in Gate::ALL {
+            assert!(GATE_HISTORY.iter().any(|(h, _)| *h == g), "{g}");
+        }
+    }
+
+    #[test]
+    fn deserializes_strings_and_unambiguous_numbers() {
+        let v: KubernetesVersion = serde_json::from_str("\"1.34\"").unwrap();
+        assert_eq!(v.minor(), 34);
+        let v: KubernetesVersion = serde_json::from_str("1.34").unwrap();
+        assert_eq!(v.minor(), 34);
+        let e = serde_json::from_str::<KubernetesVersion>("1.3")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("quote the version"), "{e}");
+        assert_eq!(serde_json::to_string(&v).unwrap(), "\"1.34\"");
+    }
+}
