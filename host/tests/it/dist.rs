@@ -208,13 +208,15 @@ fn serve_without_a_cache_answers_from_the_precompiled_code() {
     );
     let review = dir.join("review.json");
     std::fs::write(&review, REVIEW).unwrap();
+    wait_for_file(&ca, &mut server.0);
     let answer = Command::new(d.join("podmut"))
         .args(["review", "--server", &format!("https://{addr}/validate"), "--ca"])
         .arg(&ca)
         .arg(&review)
         .output()
         .unwrap();
-    // --ca-out is written before the server listens; the client retries until it answers.
+    // The client retries refused connections until the server answers; the CA file it reads at
+    // start is written by the server once it has its certificate, so the test waits for it first.
     assert_eq!(
         answer.status.code(),
         Some(0),
@@ -689,4 +691,23 @@ fn the_wasm_artefacts_use_the_media_types_policy_engines_fetch() {
         kubewarden["layers"][0]["mediaType"],
         "application/vnd.wasm.content.layer.v1+wasm"
     );
+}
+
+/// Waits (up to 60 s) until the server has written the whole PEM file `path`, failing early if the
+/// server exits.
+fn wait_for_file(path: &std::path::Path, server: &mut std::process::Child) {
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(path)
+        .is_ok_and(|pem| pem.trim_end().ends_with("-----END CERTIFICATE-----"))
+    {
+        if let Some(status) = server.try_wait().unwrap() {
+            panic!("serve exited ({status}) before writing {}", path.display());
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "serve did not write {} within 60 s",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
