@@ -93,7 +93,7 @@ pub fn review_value(mut value: Value, settings: &Settings) -> Result<AdmissionRe
     let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod")
         && request.pointer("/resource/resource").and_then(Value::as_str) == Some("pods");
     if !is_pod {
-        let review: AdmissionReview<DynamicObject> = document::decode(value, INPUT)?;
+        let review: AdmissionReview<DynamicObject> = document::decode(&value, INPUT)?;
         let req: AdmissionRequest<DynamicObject> = review
             .try_into()
             .map_err(|_| InputError::malformed(INPUT, "request: missing"))?;
@@ -109,7 +109,7 @@ pub fn review_value(mut value: Value, settings: &Settings) -> Result<AdmissionRe
             document::normalize_quantities(obj);
         }
     }
-    let review: AdmissionReview<Pod> = document::decode(value, INPUT)?;
+    let review: AdmissionReview<Pod> = document::decode(&value, INPUT)?;
     let req: AdmissionRequest<Pod> = review
         .try_into()
         .map_err(|_| InputError::malformed(INPUT, "request: missing"))?;

@@ -398,7 +398,7 @@ pub(crate) fn parse_request(text: &str) -> Result<(AllocationRequest, Settings),
     resources::check_node_quantities(&node, INPUT, "node")?;
     let node_config: NodeConfig = match obj.get("nodeConfig") {
         None | Some(Value::Null) => NodeConfig::default(),
-        Some(v) => document::decode(v.clone(), INPUT).map_err(|e| prefixed(&e, INPUT, "nodeConfig"))?,
+        Some(v) => document::decode(v, INPUT).map_err(|e| prefixed(&e, INPUT, "nodeConfig"))?,
     };
     node::NodeFacts::read(&node, &node_config, INPUT)?;
     let mut allocated_pods = Vec::new();

@@ -169,23 +169,148 @@ pub(crate) fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Ve
     Ok(items)
 }
 
-/// Describe a `serde_path_to_error` failure as `<path>: <what>`.
-pub(crate) fn describe_path_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
-    let path = e.path().to_string();
-    if path.is_empty() || path == "." {
-        e.inner().to_string()
-    } else {
-        format!("{path}: {}", e.inner())
-    }
-}
-
 /// Decode a JSON value into a typed object, naming the field on failure.
 ///
 /// This is the general path (YAML, numeric quantities, errors); JSON Pods and reviews usually take
-/// [`read_json_directly`] instead. A second, untracked decoding of the value here would be faster
-/// still but would add another copy of every k8s-openapi decoder to the component (+0.9 MB).
-pub(crate) fn decode<T: DeserializeOwned>(value: Value, input: &str) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(value).map_err(|e| InputError::malformed(input, describe_path_error(&e)))
+/// [`read_json_directly`] instead. The value is written back to JSON text and read by the same
+/// decoder as the direct path, so the component carries one copy of every k8s-openapi decoder
+/// (a path-tracking decoder over the value was a second copy, +0.5 MB).
+pub(crate) fn decode<T: DeserializeOwned>(value: &Value, input: &str) -> Result<T, InputError> {
+    decode_text(&value.to_string(), input)
+}
+
+/// Decode JSON text into a typed object; an error is `<field path>: <what>`.
+pub(crate) fn decode_text<T: DeserializeOwned>(text: &str, input: &str) -> Result<T, InputError> {
+    serde_json::from_str(text).map_err(|e| InputError::malformed(input, describe_json_error(text, &e)))
+}
+
+/// A decoding error of `text` as `<field path>: <what>` (just `<what>` at the root): the path of
+/// the value the decoder stopped in, found from the error's line and column.
+pub(crate) fn describe_json_error(text: &str, e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let what = full.strip_suffix(&position).unwrap_or(&full);
+    let line_start = match e.line() {
+        0 | 1 => 0,
+        line => text
+            .match_indices('\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1),
+    };
+    // serde reports these about the container itself, after reading its closing bracket.
+    let about_container = what.starts_with("missing field") || what.starts_with("invalid length");
+    let path = json_path_at(text, line_start + e.column(), !about_container);
+    if path.is_empty() {
+        what.to_owned()
+    } else {
+        format!("{path}: {what}")
+    }
+}
+
+/// One open object or array while [`json_path_at`] scans.
+enum Frame {
+    /// An object and the key whose value is being read (none before the first key).
+    Object(Option<String>),
+    /// An array and the index of the element being read (none before the first element).
+    Array(Option<usize>),
+}
+
+/// The path (`spec.containers[0].name`) of the value being read at byte `offset` of JSON text:
+/// every object key and array index open there. A key just read whose value has not started is
+/// left out (an error about the key itself belongs to its object). Written by hand because no
+/// JSON library reports the path of a byte position; serde's decoders report only the position.
+///
+/// With `reopen_closed`, an offset just past a closing bracket that ends its parent too (or the
+/// text) means the container's last member: serde_json places an error raised after a value was
+/// read (an untagged enum, a check after decoding) past the bracket of the object whose last
+/// member it is. Before a `,` the error is taken to be about the closed value as a whole.
+fn json_path_at(text: &str, offset: usize, reopen_closed: bool) -> String {
+    let b = text.as_bytes();
+    let end = offset.min(b.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut closed: Option<Frame> = None;
+    let mut expect_key = false;
+    let mut after_key = false;
+    let mut i = 0;
+    while i < end {
+        let c = b[i];
+        if !c.is_ascii_whitespace() {
+            closed = None;
+        }
+        if let Some(Frame::Array(index)) = stack.last_mut()
+            && index.is_none()
+            && !c.is_ascii_whitespace()
+            && c != b']'
+        {
+            *index = Some(0);
+        }
+        match c {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += usize::from(b[i] == b'\\') + 1;
+                }
+                if expect_key && let Some(Frame::Object(key)) = stack.last_mut() {
+                    *key = text.get(start..=i).and_then(|k| serde_json::from_str(k).ok());
+                    expect_key = false;
+                    after_key = true;
+                }
+            }
+            b'{' => {
+                stack.push(Frame::Object(None));
+                expect_key = true;
+            }
+            b'[' => stack.push(Frame::Array(None)),
+            b'}' | b']' => {
+                closed = stack.pop();
+                expect_key = false;
+                after_key = false;
+            }
+            b':' => after_key = false,
+            b',' => match stack.last_mut() {
+                Some(Frame::Object(_)) => expect_key = true,
+                Some(Frame::Array(index)) => *index = index.map(|i| i + 1),
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let next = b
+        .get(end..)
+        .unwrap_or_default()
+        .iter()
+        .find(|c| !c.is_ascii_whitespace());
+    if reopen_closed
+        && let Some(frame) = closed
+        && matches!(next, None | Some(b'}' | b']'))
+    {
+        stack.push(frame);
+    }
+    render_path(&stack, after_key)
+}
+
+/// `a.b[0].c`: keys joined by dots, indexes as subscripts; the last key left out if `drop_last_key`.
+fn render_path(stack: &[Frame], drop_last_key: bool) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let last = stack.len().saturating_sub(1);
+    for (depth, frame) in stack.iter().enumerate() {
+        match frame {
+            Frame::Object(Some(key)) if !(drop_last_key && depth == last) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Frame::Array(Some(index)) => {
+                let _ = write!(out, "[{index}]");
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 // Numbers under these keys are quantities written without quotes (`cpu: 1`), which upstream
@@ -277,7 +402,7 @@ pub(crate) fn expect_kind(
 pub fn pod_from_value(mut value: Value, input: &str) -> Result<Pod, InputError> {
     expect_kind(&value, input, "v1", "Pod")?;
     normalize_quantities(&mut value);
-    decode(value, input)
+    decode(&value, input)
 }
 
 /// Parse and decode a Pod from JSON or YAML text.
@@ -317,7 +442,7 @@ pub fn read_json_directly<T: DeserializeOwned>(text: &str, max_bytes: u64) -> Op
 pub(crate) fn node_from_value(mut value: Value, input: &str) -> Result<Node, InputError> {
     expect_kind(&value, input, "v1", "Node")?;
     normalize_quantities(&mut value);
-    decode(value, input)
+    decode(&value, input)
 }
 
 #[cfg(test)]
@@ -373,6 +498,50 @@ mod tests {
             "{s}"
         );
         assert!(matches!(e, InputError::Malformed { .. }));
+    }
+
+    #[test]
+    fn decoding_errors_name_the_field_from_the_position() {
+        let e =
+            decode_text::<Pod>(r#"{"spec": {"containers": [{"name": "a"}, {"name": 5}]}}"#, "p").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "spec.containers[1].name: invalid type: integer `5`, expected a string"
+        );
+        // An error raised after the value was read (the version is checked after decoding it):
+        // serde_json places it past the closing bracket when the value is its object's last.
+        let unsupported = "Kubernetes 1.30 is not supported; supported: 1.33, 1.34, 1.35";
+        for (text, path) in [
+            (r#"{"kubernetesVersion": "1.30"}"#, "kubernetesVersion"),
+            (
+                r#"{"kubernetesVersion": "1.30", "memoryLimitDecrease": "allow"}"#,
+                "kubernetesVersion",
+            ),
+            (
+                r#"[{"memoryLimitDecrease": "allow", "kubernetesVersion": "1.30"}]"#,
+                "[0].kubernetesVersion",
+            ),
+        ] {
+            let e = if text.starts_with('[') {
+                decode_text::<Vec<crate::Settings>>(text, "s").unwrap_err()
+            } else {
+                decode_text::<crate::Settings>(text, "s").unwrap_err()
+            };
+            assert_eq!(e.message(), format!("{path}: {unsupported}"), "{text}");
+        }
+        // A wrongly typed map value under an escaped key, several lines down.
+        let text = "{\n \"metadata\": {\"labels\": {\"a\\\"b\": 1}}}";
+        let e = decode_text::<Pod>(text, "p").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "metadata.labels.a\"b: invalid type: integer `1`, expected a string"
+        );
+        // At the root: no path.
+        let e = decode_text::<Pod>("[]", "p").unwrap_err();
+        assert_eq!(e.message(), "invalid type: sequence, expected Pod");
+        // An unknown key belongs to its object (the settings refuse unknown keys).
+        let e = crate::Settings::parse("featureGates: {}\nbogus: 1\n").unwrap_err();
+        assert!(e.message().starts_with("unknown field `bogus`"), "{e}");
     }
 
     #[test]

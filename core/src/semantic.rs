@@ -186,7 +186,7 @@ mod tests {
     fn spec(yaml: &str) -> k8s_openapi::api::core::v1::PodSpec {
         let mut v = parse_text(yaml, "p", 1 << 20).unwrap();
         normalize_quantities(&mut v);
-        decode(v, "p").unwrap()
+        decode(&v, "p").unwrap()
     }
 
     #[test]

@@ -299,9 +299,9 @@ impl Settings {
             return Ok(Self::default());
         }
         let mut settings: Self =
-            serde_path_to_error::deserialize(&value).map_err(|e| InputError::BadSettings {
+            document::decode(&value, "settings").map_err(|e| InputError::BadSettings {
                 input: "settings".into(),
-                message: document::describe_path_error(&e),
+                message: e.message().to_owned(),
             })?;
         if let Some(version) = settings.kubernetes_version {
             settings

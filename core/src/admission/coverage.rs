@@ -325,12 +325,12 @@ impl Object {
             obj.insert("apiVersion".into(), Value::String(format!("{GROUP}/v1")));
         }
         let ctx = Ctx { what: &what };
-        let object = Self::decode_known(&kind, name, item, &ctx)?;
+        let object = Self::decode_known(&kind, name, &item, &ctx)?;
         Ok(Decoded::Object(Box::new(object)))
     }
 
     /// Decode an admission handler of a known `kind` (read as v1).
-    fn decode_known(kind: &str, name: String, item: Value, ctx: &Ctx<'_>) -> Result<Object, InputError> {
+    fn decode_known(kind: &str, name: String, item: &Value, ctx: &Ctx<'_>) -> Result<Object, InputError> {
         Ok(match kind {
             "ValidatingWebhookConfiguration" => {
                 let c: ar::ValidatingWebhookConfiguration = ctx.decode(item)?;
@@ -413,7 +413,7 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn decode<T: serde::de::DeserializeOwned>(&self, value: Value) -> Result<T, InputError> {
+    fn decode<T: serde::de::DeserializeOwned>(&self, value: &Value) -> Result<T, InputError> {
         document::decode(value, INPUT)
             .map_err(|e| InputError::malformed(INPUT, format!("{}: {}", self.what, e.message())))
     }
