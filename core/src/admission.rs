@@ -46,15 +46,44 @@ pub(crate) const WOULD_DENY_WARNING_PREFIX: &str = "podmut would deny: ";
 /// does not decode); every judgeable request gets a response.
 pub fn review(text: &str, settings_text: &str) -> Result<String, InputError> {
     let settings = Settings::parse(settings_text)?;
-    let response = match read_pod_review_directly(text, &settings) {
+    let field_warnings = review_field_warnings(text, &settings)?;
+    let mut response = match read_pod_review_directly(text, &settings) {
         Some(req) => judge_pod_request(req, &settings)?,
         None => review_value(
             document::parse_text(text, "admission-review", settings.max_input_bytes)?,
             &settings,
         )?,
     };
+    if !field_warnings.is_empty() {
+        let mut all = field_warnings;
+        all.extend(response.warnings.take().unwrap_or_default());
+        response.warnings = Some(limit_warnings(&all));
+    }
     serde_json::to_string(&response.into_review())
         .map_err(|e| InputError::malformed("admission-review", format!("cannot encode the response: {e}")))
+}
+
+/// The review's unknown and duplicate fields under `settings.fieldValidation` (nothing under the
+/// default `ignore`); under `strict` they make the review unreadable, as the API server's strict
+/// decoding makes a request a 400.
+fn review_field_warnings(text: &str, settings: &Settings) -> Result<Vec<String>, InputError> {
+    use crate::inputs::{DocumentKind, read_documents};
+    if settings.field_validation == crate::field_validation::FieldValidation::Ignore {
+        return Ok(Vec::new());
+    }
+    const INPUT: &str = "admission-review";
+    let mut docs = read_documents(
+        text,
+        INPUT,
+        DocumentKind::AdmissionReview,
+        settings.field_validation,
+        settings.max_input_bytes,
+    )?;
+    let doc = docs.remove(0);
+    match doc.error {
+        Some(e) => Err(InputError::malformed(INPUT, e)),
+        None => Ok(doc.warnings),
+    }
 }
 
 /// The common case in one pass: a JSON AdmissionReview of a Pod that decodes straight into the

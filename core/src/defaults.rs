@@ -27,7 +27,10 @@ const DEFAULT_MODE: i32 = 0o644;
 
 /// Apply Kubernetes defaulting to a Pod in place.
 pub(crate) fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
-    let Some(spec) = pod.spec.as_mut() else { return };
+    // The API server's `PodSpec` is a value, not a pointer: a Pod sent without `spec` is decoded
+    // with an empty one and defaulted like any other, so it reports only what defaulting cannot fill
+    // (`spec.containers: Required value`).
+    let spec = pod.spec.get_or_insert_with(Default::default);
     set_defaults_pod(spec, settings);
     set_defaults_pod_spec(spec);
     for v in spec.volumes.iter_mut().flatten() {

@@ -19,7 +19,11 @@
 //! - the rule-origin table: [`rules`] / [`rule`] ([`Rule`], [`RequestPath`]): every origin, the
 //!   request paths that run it, its upstream source and one line of text;
 //! - inputs: [`Settings`] and the document readers ([`parse_pod`], [`parse_text`], ...), whose
-//!   errors are an [`InputError`].
+//!   errors are an [`InputError`]; documents as users have them ([`read_documents`]: streams,
+//!   lists, with field validation like kubectl `--validate`, [`FieldValidation`]); patches as
+//!   `kubectl patch` applies them ([`apply_patch`]); the AdmissionReview the API server would send
+//!   for a change ([`admission_request`]);
+//! - one report of a change end to end: [`plan`] (verdict, QoS, allocation, probes, statuses).
 //!
 //! # Inside, by domain like upstream's `pkg/apis/core/validation`
 //!
@@ -36,7 +40,10 @@
 //!   `pod::names` (DNS labels, qualified names, IPs), `resource_helper` (upstream's
 //!   `resourcehelper`), `podutil` (facts about Pods), `semantic` (semantic equality), `quantity`,
 //!   `document`, `settings`, `defaults` (`SetDefaults_*`);
-//! - kubelet side: `qos`, `allocation`, `statuses`, `probe_plan`; `admission` for the webhook.
+//! - kubelet side: `qos`, `allocation`, `statuses`, `probe_plan`; `admission` for the webhook;
+//! - inputs: `inputs` (streams and lists), `field_validation` (unknown and duplicate fields, the
+//!   API server's `fieldValidation`), `patch` (strategic merge, JSON merge, JSON patch),
+//!   `review_request` (building an AdmissionReview); `plan` composes the paths into one report.
 
 mod admission;
 mod allocation;
@@ -45,6 +52,10 @@ mod document;
 mod dynamic;
 mod ephemeral;
 mod field;
+mod field_validation;
+mod inputs;
+mod patch;
+mod plan;
 mod pod;
 mod podutil;
 mod probe_plan;
@@ -52,6 +63,7 @@ mod qos;
 mod quantity;
 mod resize;
 mod resource_helper;
+mod review_request;
 mod rules;
 mod semantic;
 mod settings;
@@ -71,10 +83,15 @@ pub use allocation::{
 };
 pub use document::{InputError, parse_pod, parse_text, pod_from_value, read_json_directly};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
+pub use field_validation::FieldValidation;
+pub use inputs::{Document, DocumentKind, read_documents};
+pub use patch::{PatchType, apply_patch};
+pub use plan::{Plan, PlanInput, QosChange, Section, plan};
 pub use probe_plan::{
     Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
 };
 pub use qos::{QosClass, qos_document};
+pub use review_request::{Operation, RequestOptions, admission_request};
 pub use rules::{RequestPath, Rule, UPSTREAM, rule, rules};
 pub use settings::{
     Enforcement, FeatureGates, Gate, KubernetesVersion, MemoryLimitDecrease, SecurityContextEscalation,

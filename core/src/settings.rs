@@ -263,8 +263,13 @@ pub struct Settings {
     pub security_context_escalation: SecurityContextEscalation,
     /// KEP-5972: how many removed-container statuses the kubelet keeps (alpha: 10).
     pub removed_status_limit: u32,
-    /// Largest accepted input document, in bytes (the API server's own request limit is 3 MiB).
+    /// Largest accepted input document, in bytes (the API server's own request limit is 3 MiB): a
+    /// number or a Kubernetes quantity (`3Mi`).
+    #[serde(deserialize_with = "bytes_or_quantity")]
     pub max_input_bytes: u64,
+    /// Unknown and duplicate fields in the Pods and AdmissionReviews `check` and `review` read:
+    /// `ignore` (the default: the API server sends clean objects), `warn` or `strict`.
+    pub field_validation: crate::field_validation::FieldValidation,
 }
 
 impl Default for Settings {
@@ -280,7 +285,28 @@ impl Default for Settings {
             security_context_escalation: SecurityContextEscalation::Allow,
             removed_status_limit: 10,
             max_input_bytes: 3 * 1024 * 1024,
+            field_validation: crate::field_validation::FieldValidation::Ignore,
         }
+    }
+}
+
+/// A byte count given as a number (`3145728`) or a Kubernetes quantity (`3Mi`, `3M`).
+fn bytes_or_quantity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Size {
+        Bytes(u64),
+        Quantity(String),
+    }
+    match Size::deserialize(d)? {
+        Size::Bytes(b) => Ok(b),
+        Size::Quantity(q) => crate::quantity::Quantity::parse(&q)
+            .ok()
+            .and_then(|q| u64::try_from(q.value()).ok())
+            .filter(|b| *b > 0)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("{q:?} is not a size (e.g. 3145728, 512Ki, 3Mi)"))
+            }),
     }
 }
 
@@ -435,6 +461,26 @@ mod tests {
             assert_eq!(unset.gate(gate), expected, "{gate}");
         }
         assert_eq!(unset.memory_limit_decrease, newest.memory_limit_decrease());
+    }
+
+    #[test]
+    fn sizes_are_numbers_or_quantities() {
+        assert_eq!(
+            Settings::parse("maxInputBytes: 1Mi").unwrap().max_input_bytes,
+            1 << 20
+        );
+        assert_eq!(
+            Settings::parse("maxInputBytes: 2M").unwrap().max_input_bytes,
+            2_000_000
+        );
+        assert_eq!(
+            Settings::parse("maxInputBytes: 4096").unwrap().max_input_bytes,
+            4096
+        );
+        let e = Settings::parse("maxInputBytes: lots").unwrap_err();
+        assert!(e.to_string().contains("maxInputBytes"), "{e}");
+        let s = Settings::parse("fieldValidation: strict").unwrap();
+        assert_eq!(s.field_validation, crate::field_validation::FieldValidation::Strict);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use k8s_openapi::api::core::v1::Pod;
 use serde::{Deserialize, Serialize};
 
 use crate::defaults::apply_pod_defaults;
-use crate::document::{self, InputError};
+use crate::document::InputError;
 use crate::field::{ErrorList, invalid_message};
 use crate::pod::PodValidationOptions;
 use crate::settings::Settings;
@@ -206,12 +206,18 @@ pub fn check_documents(
     settings: &str,
 ) -> Result<Verdict, InputError> {
     let settings = Settings::parse(settings)?;
-    let limit = settings.max_input_bytes;
+    let (limit, level) = (settings.max_input_bytes, settings.field_validation);
     let old = old
-        .map(|t| document::parse_pod(t, "old-pod", limit))
+        .map(|t| crate::field_validation::read_pod(t, "old-pod", level, limit))
         .transpose()?;
-    let new = document::parse_pod(new, "new-pod", limit)?;
-    check(old, new, sub, &settings)
+    let (new, mut warnings) = crate::field_validation::read_pod(new, "new-pod", level, limit)?;
+    let (old, old_warnings) = old.map_or((None, Vec::new()), |(p, w)| (Some(p), w));
+    let mut verdict = check(old, new, sub, &settings)?;
+    // Field warnings first, as the API server sends them before admission's.
+    warnings.extend(old_warnings.into_iter().map(|w| format!("old Pod: {w}")));
+    warnings.append(&mut verdict.warnings);
+    verdict.warnings = warnings;
+    Ok(verdict)
 }
 
 #[cfg(test)]

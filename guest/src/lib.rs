@@ -24,6 +24,8 @@ mod bindings {
 }
 
 mod http;
+mod inputs;
+mod report;
 mod run;
 
 /// `wasi:cli/run` export (wasip2's bindings of WASI 0.2.12, the version wasmtime 48 links).
@@ -181,11 +183,7 @@ impl node::Guest for Component {
         settings: String,
     ) -> Result<node::ProbeReconciliation, types::InputError> {
         podmut_core::probe_plan_documents(&old, &new, &settings)
-            .map(|plan| node::ProbeReconciliation {
-                reconciled: plan.reconciled,
-                reason: plan.reason,
-                actions: plan.actions.into_iter().map(probe_action_to_wit).collect(),
-            })
+            .map(probe_reconciliation_to_wit)
             .map_err(input_error_to_wit)
     }
 
@@ -225,6 +223,16 @@ fn allocation_to_wit(d: podmut_core::AllocationDecision) -> node::AllocationDeci
             })
             .collect(),
         notes: d.notes,
+    }
+}
+
+fn probe_reconciliation_to_wit(
+    plan: podmut_core::ProbeReconciliation,
+) -> node::ProbeReconciliation {
+    node::ProbeReconciliation {
+        reconciled: plan.reconciled,
+        reason: plan.reason,
+        actions: plan.actions.into_iter().map(probe_action_to_wit).collect(),
     }
 }
 

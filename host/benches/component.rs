@@ -172,6 +172,59 @@ fn bench_check(c: &mut Criterion) {
     g.finish();
 }
 
+/// The cost of field validation (`fieldValidation` / `--validate`): the same allowed update judged
+/// with unknown and duplicate fields ignored (the one-pass typed read) and checked (the value
+/// with duplicate detection, then the typed decoding through `serde_ignored`), at 5 and 100
+/// containers; and `inputs.read-documents` alone (what the CLI adds per file).
+fn bench_validation(c: &mut Criterion) {
+    use podmut::types::{DocumentKind, FieldValidation};
+    const STRICT: &str = r#"{"fieldValidation":"strict"}"#;
+    let rt = runtime(true);
+    let mut g = c.benchmark_group("validation");
+    for n in [5usize, 100] {
+        let (old, new) = pods(n);
+        let review = review(n);
+        for (name, settings) in [("ignore", ""), ("strict", STRICT)] {
+            let v = podmut_core::check_documents(Some(&old), &new, podmut_core::Subresource::None, settings)
+                .expect("native");
+            assert!(v.allowed, "{:?}", v.errors);
+            g.bench_function(BenchmarkId::new(format!("check-native-{name}"), n), |b| {
+                b.iter(|| {
+                    podmut_core::check_documents(
+                        Some(black_box(&old)),
+                        &new,
+                        podmut_core::Subresource::None,
+                        settings,
+                    )
+                    .expect("native")
+                });
+            });
+            g.bench_function(BenchmarkId::new(format!("check-component-{name}"), n), |b| {
+                b.iter(|| {
+                    rt.check(Some(black_box(&old)), &new, Subresource::None, settings)
+                        .expect("fresh")
+                });
+            });
+            assert_allowed(&podmut_core::review(&review, settings).expect("native"));
+            g.bench_function(BenchmarkId::new(format!("review-native-{name}"), n), |b| {
+                b.iter(|| podmut_core::review(black_box(&review), settings).expect("native"));
+            });
+        }
+        g.bench_function(BenchmarkId::new("read-documents-component-strict", n), |b| {
+            b.iter(|| {
+                rt.read_documents(
+                    black_box(&new),
+                    "new-pod",
+                    DocumentKind::Pod,
+                    FieldValidation::Strict,
+                )
+                .expect("read")
+            });
+        });
+    }
+    g.finish();
+}
+
 fn bench_instantiate(c: &mut Criterion) {
     let pooled = runtime(true);
     let ondemand = runtime(false);
@@ -283,6 +336,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_review, bench_check, bench_instantiate, bench_growth, bench_cli
+    targets = bench_review, bench_check, bench_validation, bench_instantiate, bench_growth, bench_cli
 }
 criterion_main!(benches);

@@ -11,10 +11,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::error::{CallError, blamed_input, describe_input_error};
 use crate::runtime::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
 
+mod admission_review;
 mod check;
 mod component;
 mod coverage;
+mod inputs;
 mod node;
+mod plan;
 mod playground;
 mod qos;
 mod review;
@@ -46,6 +49,10 @@ enum Command {
     Coverage(coverage::CoverageArgs),
     /// Answer an AdmissionReview (admission.k8s.io/v1) from a file or stdin.
     Review(review::ReviewArgs),
+    /// One report of what a Pod change does: verdict, QoS, allocation, probes, statuses.
+    Plan(plan::PlanArgs),
+    /// Print the AdmissionReview request the API server would send a webhook for a Pod change.
+    AdmissionReview(admission_review::AdmissionReviewArgs),
     /// Serve the component as an HTTPS validating admission webhook.
     Serve(serve::ServeArgs),
     /// Serve the browser pod-diff playground.
@@ -115,7 +122,25 @@ impl PolicyArgs {
             cache: self.cache(),
             ..RuntimeOptions::default()
         };
-        Runtime::load(&self.source(), options).map_err(|e| Failure::internal(e.to_string()))
+        Runtime::load(&self.source(), options).map_err(|e| self.load_failure(&e))
+    }
+
+    /// A component that cannot be loaded; for a `--policy` file the message says whether it is not
+    /// a component at all or not a podmut one, and names the file (exit 3, as every load failure).
+    pub fn load_failure(&self, e: &crate::error::HostError) -> Failure {
+        use crate::error::HostError;
+        match (&self.policy, e) {
+            (Some(path), HostError::Compile(_)) => Failure::internal(format!(
+                "--policy {}: not a WebAssembly component podmut can run: {e}",
+                path.display()
+            )),
+            (Some(path), HostError::Link(_)) => Failure::internal(format!(
+                "--policy {}: not a podmut component (its imports or exports do not fit podmut:policy): {e}",
+                path.display()
+            )),
+            (Some(_), HostError::Read { .. }) => Failure::internal(format!("--policy: {e}")),
+            _ => Failure::internal(e.to_string()),
+        }
     }
 }
 
@@ -135,6 +160,11 @@ impl Failure {
         }
     }
 
+    /// The message for stderr.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     /// The component or host failed (exit 3).
     pub fn internal(message: impl Into<String>) -> Self {
         Self {
@@ -149,7 +179,8 @@ impl Failure {
             CallError::Input(ie) => {
                 let blamed = blamed_input(&ie)
                     .and_then(|i| files.iter().find(|(name, _)| *name == i))
-                    .map(|(_, f)| *f);
+                    .map(|(_, f)| *f)
+                    .filter(|f| !f.is_empty());
                 let text = describe_input_error(&ie);
                 match blamed {
                     Some(file) => {
@@ -198,6 +229,8 @@ pub fn main() -> ExitCode {
         Command::Statuses(a) => node::run_statuses(&a),
         Command::Coverage(a) => coverage::run(&a),
         Command::Review(a) => review::run(&a),
+        Command::AdmissionReview(a) => admission_review::run(&a),
+        Command::Plan(a) => plan::run(&a),
         Command::Serve(a) => serve::run(&a),
         Command::Playground(a) => playground::run(&a),
         Command::Component(a) => component::run(&a),

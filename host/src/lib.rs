@@ -11,6 +11,7 @@ pub mod output;
 pub mod playground;
 pub mod precompiled;
 pub mod runtime;
+pub mod units;
 pub mod version;
 pub mod webhook;
 
@@ -24,16 +25,20 @@ pub mod bindings {
 }
 
 pub use error::{CallError, HostError};
-pub use runtime::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
+pub use runtime::{CacheMode, ComponentSource, PlanRequest, Runtime, RuntimeOptions};
 
 /// The WIT types hosts work with.
 pub mod types {
     pub use crate::bindings::exports::podmut::policy::admission::{
         CoverageReport, CoverageScope, HandlerCoverage,
     };
+    pub use crate::bindings::exports::podmut::policy::inputs::{
+        Document, DocumentKind, FieldValidation, Operation, PatchType, RequestOptions,
+    };
     pub use crate::bindings::exports::podmut::policy::node::{
         AllocationDecision, AllocationOutcome, PodCondition, ProbeAction, QosOptions,
     };
+    pub use crate::bindings::exports::podmut::policy::report::{ChangePlan as Plan, QosChange};
     pub use crate::bindings::podmut::policy::types::{
         ErrorType, FieldError, InputError, InputProblem, QosClass, Subresource, Verdict,
     };

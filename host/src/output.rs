@@ -92,22 +92,22 @@ pub fn verdict_json(v: &Verdict) -> Value {
     })
 }
 
-/// The `check -o text` rendering: a first line `allowed` or `denied: <API message>`, then one line
-/// per error (`<field>: <body>  [origin]`) and per warning.
+/// The `check -o text` rendering: `allowed`, or `denied: <API message>` — with one error that
+/// line says it all (its rule id appended); with several, one line per error follows
+/// (`<field>: <body>  [origin]`). Warnings are not part of it: the CLI prints them on stderr, as
+/// kubectl prints the API server's.
 pub fn verdict_text(v: &Verdict) -> String {
-    let mut out = String::new();
     if v.allowed {
-        out.push_str("allowed\n");
-    } else {
-        out.push_str("denied: ");
-        out.push_str(&v.message);
-        out.push('\n');
-        for e in &v.errors {
-            out.push_str(&format!("  {}: {}  [{}]\n", e.field, e.message, e.origin));
-        }
+        return "allowed\n".to_owned();
     }
-    for w in &v.warnings {
-        out.push_str(&format!("warning: {w}\n"));
+    let mut out = format!("denied: {}", v.message);
+    if let [only] = v.errors.as_slice() {
+        out.push_str(&format!("  [{}]\n", only.origin));
+        return out;
+    }
+    out.push('\n');
+    for e in &v.errors {
+        out.push_str(&format!("  {}: {}  [{}]\n", e.field, e.message, e.origin));
     }
     out
 }

@@ -23,7 +23,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
-use crate::bindings::exports::podmut::policy::{admission, node};
+use crate::bindings::exports::podmut::policy::{admission, inputs, node, report};
 use crate::bindings::podmut::policy::types;
 use crate::bindings::{Policy, PolicyPre};
 use crate::error::{CallError, HostError};
@@ -408,6 +408,65 @@ impl Runtime {
         r.map_err(CallError::Input)
     }
 
+    /// `inputs.read-documents`.
+    pub fn read_documents(
+        &self,
+        text: &str,
+        input: &str,
+        kind: inputs::DocumentKind,
+        validation: inputs::FieldValidation,
+    ) -> Result<Vec<inputs::Document>, CallError> {
+        let r = self.call(|p, s| {
+            p.podmut_policy_inputs()
+                .call_read_documents(s, text, input, kind, validation)
+        })?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `inputs.apply-patch`.
+    pub fn apply_patch(
+        &self,
+        old: &str,
+        patch: &str,
+        patch_type: inputs::PatchType,
+    ) -> Result<String, CallError> {
+        let r = self.call(|p, s| {
+            p.podmut_policy_inputs()
+                .call_apply_patch(s, old, patch, patch_type)
+        })?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `inputs.admission-request`.
+    pub fn admission_request(
+        &self,
+        old: Option<&str>,
+        new: Option<&str>,
+        options: &inputs::RequestOptions,
+    ) -> Result<String, CallError> {
+        let r = self.call(|p, s| {
+            p.podmut_policy_inputs()
+                .call_admission_request(s, old, new, options)
+        })?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `report.plan`.
+    pub fn plan(&self, input: &PlanRequest<'_>) -> Result<report::ChangePlan, CallError> {
+        let r = self.call(|p, s| {
+            p.podmut_policy_report().call_plan(
+                s,
+                input.old,
+                input.new,
+                input.sub,
+                input.node,
+                input.pods,
+                input.settings,
+            )
+        })?;
+        r.map_err(CallError::Input)
+    }
+
     /// `admission.coverage` without a scope (is there *some* Pod whose `pods/dynamic` requests
     /// would be rejected?).
     pub fn coverage(&self, configs: &str) -> Result<admission::CoverageReport, CallError> {
@@ -423,6 +482,23 @@ impl Runtime {
         let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs, scope))?;
         r.map_err(CallError::Input)
     }
+}
+
+/// The documents of a `report.plan` call.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanRequest<'a> {
+    /// The Pod before the change.
+    pub old: &'a str,
+    /// The Pod after the change.
+    pub new: &'a str,
+    /// The request path.
+    pub sub: types::Subresource,
+    /// The v1 Node.
+    pub node: Option<&'a str>,
+    /// The other Pods on the node.
+    pub pods: Option<&'a str>,
+    /// The settings document.
+    pub settings: &'a str,
 }
 
 /// A component instance reused across calls (see [`Runtime::instance`]). Each call re-arms the

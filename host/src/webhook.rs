@@ -192,6 +192,8 @@ pub fn init_logging(format: LogFormat, level: &str) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour only for a person at a terminal, never in a pipe or a log collector.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false);
     // A subscriber already installed (tests) stays.
     let _ = match format {

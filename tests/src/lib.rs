@@ -24,10 +24,14 @@ pub use podmut_fixtures::{Case, LoadedCase, cases_dir};
 pub mod allocate;
 pub mod check;
 pub mod coverage;
+pub mod fields;
 pub mod origins;
+pub mod patch;
+pub mod plan;
 pub mod probes;
 pub mod qos;
 pub mod review;
+pub mod review_request;
 pub mod statuses;
 
 /// How an area runs its cases: natively and through the component, both giving the function's
@@ -50,6 +54,10 @@ pub fn area_for(name: &str) -> Area {
         "probes" => probes::AREA,
         "statuses" => statuses::AREA,
         "coverage" => coverage::AREA,
+        "patch" => patch::AREA,
+        "fields" => fields::AREA,
+        "plan" => plan::AREA,
+        "review-request" => review_request::AREA,
         _ => check::AREA,
     }
 }

@@ -1,25 +1,44 @@
-//! `podmut check`: validate a Pod create or update on a request path.
+//! `podmut check`: validate Pod creates or updates on a request path, given as Pod files (one or
+//! several Pods each) or as an old Pod and a patch.
 
 use std::path::PathBuf;
 
-use clap::Args;
-use serde_json::{Map, Value};
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value, json};
 
+use super::inputs::{ReadFile, ValidateArgs, display, object_name, print_warnings, read_file, read_text};
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
+use crate::error::CallError;
 use crate::output::{parse_subresource, to_json_string, to_yaml_string, verdict_json, verdict_text};
+use crate::runtime::Runtime;
+use crate::types::{Document, DocumentKind, PatchType, Subresource, Verdict};
 
 /// Arguments of `podmut check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The Pod before the change (YAML or JSON; `-` for stdin). Without it, a create is validated.
+    /// The Pods before the change (YAML or JSON, one or several; `-` for stdin). Without it, creates
+    /// are validated.
     #[arg(long, value_name = "FILE")]
     old: Option<PathBuf>,
-    /// The Pod after the change (YAML or JSON; `-` for stdin).
-    #[arg(long, value_name = "FILE")]
-    new: PathBuf,
+    /// The Pods after the change (YAML or JSON: one Pod, a multi-document stream, a List; `-` for
+    /// stdin). Several Pods are paired with --old's by namespace/name.
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["patch", "patch_file"])]
+    new: Option<PathBuf>,
+    /// Instead of --new: a patch applied to --old, as `kubectl patch -p` takes it (JSON or YAML).
+    #[arg(long, value_name = "PATCH", conflicts_with_all = ["new", "patch_file"], requires = "old")]
+    patch: Option<String>,
+    /// Instead of --new: a file holding the patch (`-` for stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "new", requires = "old")]
+    patch_file: Option<PathBuf>,
+    /// The patch type, as `kubectl patch --type` names it.
+    #[arg(long = "type", value_enum, default_value_t, value_name = "TYPE")]
+    patch_type: PatchKind,
+    /// With --patch: also print the patched Pod (`newPod` in -o json|yaml).
+    #[arg(long)]
+    show_new: bool,
     /// The request path: none (the main resource), dynamic, ephemeralcontainers, resize, status.
     #[arg(long, default_value = "none", value_parser = parse_subresource, value_name = "SUBRESOURCE")]
-    subresource: crate::types::Subresource,
+    subresource: Subresource,
     #[command(flatten)]
     settings: SettingsArgs,
     /// Validate exactly what is given: skip Kubernetes defaulting.
@@ -28,6 +47,8 @@ pub(crate) struct CheckArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
+    #[command(flatten)]
+    validate: ValidateArgs,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -59,6 +80,28 @@ impl SettingsArgs {
     }
 }
 
+/// `--type`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PatchKind {
+    /// Strategic merge patch (the Pod's merge keys and `$patch` directives).
+    #[default]
+    Strategic,
+    /// JSON merge patch (RFC 7386).
+    Merge,
+    /// JSON patch (RFC 6902).
+    Json,
+}
+
+impl PatchKind {
+    fn wit(self) -> PatchType {
+        match self {
+            PatchKind::Strategic => PatchType::Strategic,
+            PatchKind::Merge => PatchType::Merge,
+            PatchKind::Json => PatchType::Json,
+        }
+    }
+}
+
 /// Build the settings document the component receives from a profile file and flags.
 pub(crate) fn settings_document(
     file: Option<&PathBuf>,
@@ -73,7 +116,7 @@ pub(crate) fn settings_document(
                 .map_err(|e| Failure::input(format!("{}: invalid YAML: {e}", path.display())))?;
             (v, path.display().to_string())
         }
-        None => (Value::Object(Map::new()), "settings".to_owned()),
+        None => (Value::Object(Map::new()), "--feature-gates".to_owned()),
     };
     if doc.is_null() {
         doc = Value::Object(Map::new());
@@ -118,33 +161,394 @@ pub(crate) fn settings_document(
     Ok((doc.to_string(), source))
 }
 
+/// One Pod change to judge, or why it cannot be.
+#[derive(Debug)]
+struct Job {
+    /// The Pod it is about (`namespace/name`).
+    pod: Document,
+    old: Option<String>,
+    new: Option<String>,
+    /// Field-validation warnings of its inputs.
+    warnings: Vec<String>,
+    /// Why it is not judged (an unreadable object, no partner).
+    error: Option<String>,
+}
+
+/// The outcome of one job.
+#[derive(Debug)]
+enum Outcome {
+    Judged { verdict: Verdict, warnings: Vec<String> },
+    Failed(String),
+}
+
+impl Outcome {
+    fn exit_code(&self) -> u8 {
+        match self {
+            Outcome::Judged { verdict, .. } if verdict.allowed => 0,
+            Outcome::Judged { .. } => 1,
+            Outcome::Failed(_) => 2,
+        }
+    }
+}
+
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
-    let new = read_input(&a.new, "--new")?;
-    let old = a.old.as_ref().map(|p| read_input(p, "--old")).transpose()?;
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let runtime = a.policy.runtime()?;
-    let old_name = a
+    let old = a
         .old
         .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let new_name = a.new.display().to_string();
-    let verdict = runtime
-        .check(old.as_deref(), &new, a.subresource, &settings)
-        .map_err(|e| {
-            Failure::from_call(
-                e,
-                &[
-                    ("old-pod", &old_name),
-                    ("new-pod", &new_name),
-                    ("settings", &settings_source),
-                ],
-            )
-        })?;
-    match a.output {
-        OutputFormat::Text => emit(&verdict_text(&verdict)),
-        OutputFormat::Json => emit(&to_json_string(&verdict_json(&verdict))),
-        OutputFormat::Yaml => emit(&to_yaml_string(&verdict_json(&verdict))),
+        .map(|p| read_file(&runtime, p, "--old", "old-pod", DocumentKind::Pod, a.validate))
+        .transpose()?;
+    let (jobs, single) = match (&a.new, old) {
+        (Some(path), old) => {
+            let new = read_file(&runtime, path, "--new", "new-pod", DocumentKind::Pod, a.validate)?;
+            let single = new.docs.len() == 1 && old.as_ref().is_none_or(|o| o.docs.len() == 1);
+            (pair(old, &new, single), single)
+        }
+        (None, Some(old)) => {
+            let single = old.docs.len() == 1;
+            (patch_jobs(&runtime, a, &old)?, single)
+        }
+        (None, None) => {
+            return Err(Failure::input(
+                "check needs --new FILE, or --old FILE with --patch",
+            ));
+        }
+    };
+    let files = [
+        (
+            "old-pod",
+            a.old
+                .as_ref()
+                .map(|p| display(p, "--old"))
+                .unwrap_or_else(|| "--old".into()),
+        ),
+        (
+            "new-pod",
+            a.new
+                .as_ref()
+                .map(|p| display(p, "--new"))
+                .unwrap_or_else(|| "--new".into()),
+        ),
+        ("settings", settings_source),
+    ];
+    let mut results = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let outcome = judge(&runtime, &job, a.subresource, &settings, &files, single)?;
+        results.push((job, outcome));
     }
-    Ok(if verdict.allowed { 0 } else { 1 })
+    let show_new = a.show_new && (a.patch.is_some() || a.patch_file.is_some());
+    if single && let Some((job, outcome)) = results.pop() {
+        return single_output(a.output, &job, outcome, show_new);
+    }
+    items_output(a.output, &results, show_new);
+    Ok(results.iter().map(|(_, o)| o.exit_code()).max().unwrap_or(0))
+}
+
+/// Judge one job. With a single Pod pair an input error is the command's error (exit 2, the message
+/// naming the file), as it always was; among several it stays with its item.
+fn judge(
+    runtime: &Runtime,
+    job: &Job,
+    sub: Subresource,
+    settings: &str,
+    files: &[(&str, String)],
+    single: bool,
+) -> Result<Outcome, Failure> {
+    if let Some(e) = &job.error {
+        if !single {
+            return Ok(Outcome::Failed(e.clone()));
+        }
+        // The component reads the settings before the Pods: a bad profile is reported first.
+        if let Err(bad @ CallError::Input(crate::types::InputError::BadSettings(_))) =
+            runtime.check(None, "{}", Subresource::None, settings)
+        {
+            let pairs: Vec<(&str, &str)> = files.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            return Err(Failure::from_call(bad, &pairs));
+        }
+        return Err(Failure::input(e.clone()));
+    }
+    let Some(new) = &job.new else {
+        return Ok(Outcome::Failed("nothing to judge".into()));
+    };
+    match runtime.check(job.old.as_deref(), new, sub, settings) {
+        Ok(verdict) => Ok(Outcome::Judged {
+            verdict,
+            warnings: job.warnings.clone(),
+        }),
+        Err(e @ CallError::Host(_)) => Err(Failure::from_call(e, &[])),
+        Err(e) => {
+            let pairs: Vec<(&str, &str)> = files.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let failure = Failure::from_call(e, &pairs);
+            if single {
+                Err(failure)
+            } else {
+                Ok(Outcome::Failed(failure.message().to_owned()))
+            }
+        }
+    }
+}
+
+/// The key Pods are paired by: namespace (empty is `default`, where kubectl puts it) and name.
+fn key(d: &Document) -> Option<(String, String)> {
+    if d.name.is_empty() {
+        return None;
+    }
+    let ns = if d.namespace.is_empty() {
+        "default".to_owned()
+    } else {
+        d.namespace.clone()
+    };
+    Some((ns, d.name.clone()))
+}
+
+/// Pair the new Pods with the old ones by namespace/name (one of each is always a pair). Old Pods
+/// without a new one, and new Pods without an old one (when there are old Pods), are reported.
+fn pair(old: Option<ReadFile>, new: &ReadFile, single: bool) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    let Some(old) = old else {
+        for d in &new.docs {
+            jobs.push(one(d, None, new, None));
+        }
+        return jobs;
+    };
+    if single {
+        jobs.push(one(&new.docs[0], Some((&old.docs[0], &old)), new, None));
+        return jobs;
+    }
+    let mut used = vec![false; old.docs.len()];
+    for d in &new.docs {
+        let found = key(d).and_then(|k| {
+            old.docs
+                .iter()
+                .enumerate()
+                .find(|(i, o)| !used[*i] && key(o).as_ref() == Some(&k))
+        });
+        match found {
+            Some((i, o)) => {
+                used[i] = true;
+                jobs.push(one(d, Some((o, &old)), new, None));
+            }
+            None => {
+                let why = if d.name.is_empty() {
+                    format!(
+                        "{}: Pod {} has no metadata.name to pair it by",
+                        new.file,
+                        object_name(d)
+                    )
+                } else {
+                    format!(
+                        "{}: Pod {} has no old Pod in {} to pair with",
+                        new.file,
+                        object_name(d),
+                        old.file
+                    )
+                };
+                jobs.push(one(d, None, new, Some(why)));
+            }
+        }
+    }
+    for (i, o) in old.docs.iter().enumerate() {
+        if !used[i] {
+            let why = format!(
+                "{}: Pod {} has no new Pod in {} to pair with",
+                old.file,
+                object_name(o),
+                new.file
+            );
+            jobs.push(one(o, None, &old, Some(why)));
+        }
+    }
+    jobs
+}
+
+/// A job for `new` (from file `new_file`) and its partner; the first unreadable object's problem
+/// (or `why`) becomes the job's error.
+fn one(new: &Document, old: Option<(&Document, &ReadFile)>, new_file: &ReadFile, why: Option<String>) -> Job {
+    let mut warnings = Vec::new();
+    let mut error = why;
+    if let Some((o, file)) = old {
+        warnings.extend(file.warnings_of(o));
+        if error.is_none() {
+            error = o.error.as_ref().map(|e| format!("{}: {e}", whose(file, o)));
+        }
+    }
+    warnings.extend(new_file.warnings_of(new));
+    if error.is_none() {
+        error = new
+            .error
+            .as_ref()
+            .map(|e| format!("{}: {e}", whose(new_file, new)));
+    }
+    let unpaired = old.is_none() && error.is_some();
+    Job {
+        pod: new.clone(),
+        old: old.map(|(o, _)| o.json.clone()),
+        new: (!unpaired).then(|| new.json.clone()),
+        warnings,
+        error,
+    }
+}
+
+/// The file, and the object when it holds several.
+fn whose(file: &ReadFile, d: &Document) -> String {
+    if file.docs.len() > 1 {
+        format!("{} (Pod {})", file.file, object_name(d))
+    } else {
+        file.file.clone()
+    }
+}
+
+/// Jobs for `--old F --patch P`: the patch applied to each old Pod, then read back like a new Pod
+/// (so fields the patch introduces are validated too).
+fn patch_jobs(runtime: &Runtime, a: &CheckArgs, old: &ReadFile) -> Result<Vec<Job>, Failure> {
+    let (patch, patch_name) = match (&a.patch, &a.patch_file) {
+        (Some(p), _) => (p.clone(), "--patch".to_owned()),
+        (None, Some(f)) => (read_input(f, "--patch-file")?, display(f, "--patch-file")),
+        (None, None) => {
+            return Err(Failure::input(
+                "check needs --new FILE, or --old FILE with --patch",
+            ));
+        }
+    };
+    let mut jobs = Vec::new();
+    for o in &old.docs {
+        if let Some(e) = &o.error {
+            jobs.push(Job {
+                pod: o.clone(),
+                old: None,
+                new: None,
+                warnings: Vec::new(),
+                error: Some(format!("{}: {e}", whose(old, o))),
+            });
+            continue;
+        }
+        let patched = runtime
+            .apply_patch(&o.json, &patch, a.patch_type.wit())
+            .map_err(|e| Failure::from_call(e, &[("patch", &patch_name), ("old-pod", &old.file)]));
+        let patched = match patched {
+            Ok(p) => p,
+            Err(f) if old.docs.len() == 1 => return Err(f),
+            Err(f) => {
+                jobs.push(Job {
+                    pod: o.clone(),
+                    old: None,
+                    new: None,
+                    warnings: Vec::new(),
+                    error: Some(f.message().to_owned()),
+                });
+                continue;
+            }
+        };
+        let new = read_text(
+            runtime,
+            &patched,
+            &patch_name,
+            "patch",
+            DocumentKind::Pod,
+            a.validate,
+        )?;
+        let mut job = one(&new.docs[0], Some((o, old)), &new, None);
+        job.pod = o.clone();
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+fn verdict_value(verdict: &Verdict, warnings: &[String], new: Option<&str>, show_new: bool) -> Value {
+    let mut v = verdict_json(verdict);
+    if let Some(w) = v.get_mut("warnings").and_then(Value::as_array_mut) {
+        w.extend(warnings.iter().map(|s| json!(s)));
+    }
+    if show_new && let (Some(o), Some(new)) = (v.as_object_mut(), new) {
+        o.insert("newPod".into(), serde_json::from_str(new).unwrap_or(Value::Null));
+    }
+    v
+}
+
+fn single_output(format: OutputFormat, job: &Job, outcome: Outcome, show_new: bool) -> Result<u8, Failure> {
+    let code = outcome.exit_code();
+    match outcome {
+        Outcome::Failed(e) => Err(Failure::input(e)),
+        Outcome::Judged { verdict, warnings } => {
+            match format {
+                OutputFormat::Text => {
+                    emit(&verdict_text(&verdict));
+                    if show_new && let Some(new) = &job.new {
+                        emit(&format!("# the patched Pod:\n{}", pod_yaml(new)));
+                    }
+                    print_warnings(&verdict.warnings);
+                    print_warnings(&warnings);
+                }
+                OutputFormat::Json => emit(&to_json_string(&verdict_value(
+                    &verdict,
+                    &warnings,
+                    job.new.as_deref(),
+                    show_new,
+                ))),
+                OutputFormat::Yaml => emit(&to_yaml_string(&verdict_value(
+                    &verdict,
+                    &warnings,
+                    job.new.as_deref(),
+                    show_new,
+                ))),
+            }
+            Ok(code)
+        }
+    }
+}
+
+fn pod_yaml(json: &str) -> String {
+    serde_json::from_str::<Value>(json).map_or_else(|_| json.to_owned(), |v| to_yaml_string(&v))
+}
+
+/// The several-Pods output: `{"items": [{"pod", "namespace", "name", ...verdict}]}` or, for an
+/// item that could not be judged, `{"pod", "namespace", "name", "error"}`.
+fn items_output(format: OutputFormat, results: &[(Job, Outcome)], show_new: bool) {
+    if format == OutputFormat::Text {
+        let mut out = String::new();
+        for (job, outcome) in results {
+            let who = format!("pod {}", object_name(&job.pod));
+            match outcome {
+                Outcome::Judged { verdict, warnings } => {
+                    for line in verdict_text(verdict).lines() {
+                        out.push_str(&format!("{who}: {line}\n"));
+                    }
+                    print_warnings(
+                        &verdict
+                            .warnings
+                            .iter()
+                            .map(|w| format!("{who}: {w}"))
+                            .collect::<Vec<_>>(),
+                    );
+                    print_warnings(warnings);
+                }
+                Outcome::Failed(e) => out.push_str(&format!("{who}: error: {e}\n")),
+            }
+        }
+        emit(&out);
+        return;
+    }
+    let items: Vec<Value> = results
+        .iter()
+        .map(|(job, outcome)| {
+            let mut item = match outcome {
+                Outcome::Judged { verdict, warnings } => {
+                    verdict_value(verdict, warnings, job.new.as_deref(), show_new)
+                }
+                Outcome::Failed(e) => json!({ "error": e }),
+            };
+            if let Some(o) = item.as_object_mut() {
+                o.insert("pod".into(), json!(object_name(&job.pod)));
+                o.insert("namespace".into(), json!(job.pod.namespace));
+                o.insert("name".into(), json!(job.pod.name));
+            }
+            item
+        })
+        .collect();
+    let v = json!({ "items": items });
+    match format {
+        OutputFormat::Yaml => emit(&to_yaml_string(&v)),
+        _ => emit(&to_json_string(&v)),
+    }
 }

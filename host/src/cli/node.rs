@@ -8,12 +8,15 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::{Map, Value};
 
+use super::inputs::{ValidateArgs, print_warnings, read_file};
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::bindings::exports::podmut::policy::node::AllocationOutcome;
 use crate::output::{
     allocation_json, allocation_text, probe_plan_json, probe_plan_text, retry_plan_json, retry_plan_text,
     statuses_text, to_json_string, to_yaml_string,
 };
+use crate::runtime::Runtime;
+use crate::types::DocumentKind;
 
 /// Arguments of `podmut allocate`.
 #[derive(Debug, Args)]
@@ -53,6 +56,8 @@ pub(crate) struct AllocateArgs {
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
     #[command(flatten)]
+    validate: ValidateArgs,
+    #[command(flatten)]
     policy: PolicyArgs,
 }
 
@@ -75,6 +80,8 @@ pub(crate) struct ProbesArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
+    #[command(flatten)]
+    validate: ValidateArgs,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -103,6 +110,8 @@ pub(crate) struct StatusesArgs {
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
     #[command(flatten)]
+    validate: ValidateArgs,
+    #[command(flatten)]
     policy: PolicyArgs,
 }
 
@@ -128,39 +137,50 @@ fn with_version(text: String, version: Option<&str>, what: &str) -> Result<Strin
     Ok(doc.to_string())
 }
 
-/// Read a YAML or JSON document into a JSON value, naming the file on error.
-fn read_document(path: &Path, flag: &str) -> Result<Value, Failure> {
-    let text = read_input(path, flag)?;
-    serde_yaml_ng::from_str(&text)
-        .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())))
+/// Read a file's one object of `kind` through the component (validated), as a JSON value.
+fn read_document(
+    runtime: &Runtime,
+    path: &Path,
+    flag: &str,
+    kind: Option<DocumentKind>,
+    validate: ValidateArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Value, Failure> {
+    let Some(kind) = kind else {
+        // podmut's own documents (nodeConfig, settings): the judging function checks their keys.
+        let text = read_input(path, flag)?;
+        return serde_yaml_ng::from_str(&text)
+            .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())));
+    };
+    let (doc, w) = read_file(runtime, path, flag, flag, kind, validate)?.single()?;
+    warnings.extend(w);
+    serde_json::from_str(&doc.json)
+        .map_err(|e| Failure::internal(format!("the component returned invalid JSON: {e}")))
 }
 
-/// Read a list of objects: a YAML/JSON list, a `*List` object, or a multi-document stream.
-fn read_list(path: &Path, flag: &str) -> Result<Vec<Value>, Failure> {
-    let text = read_input(path, flag)?;
+/// Read a list of Pods: a YAML/JSON list, a `*List` object, or a multi-document stream.
+fn read_list(
+    runtime: &Runtime,
+    path: &Path,
+    flag: &str,
+    validate: ValidateArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Value>, Failure> {
+    let read = read_file(runtime, path, flag, flag, DocumentKind::Pod, validate)?;
     let mut items = Vec::new();
-    for (i, doc) in serde_yaml_ng::Deserializer::from_str(&text).enumerate() {
-        let v = <Value as serde::Deserialize>::deserialize(doc).map_err(|e| {
-            Failure::input(format!(
-                "{}: invalid YAML/JSON in document {}: {e}",
-                path.display(),
-                i + 1
-            ))
-        })?;
-        match v {
-            Value::Null => {}
-            Value::Array(a) => items.extend(a),
-            Value::Object(ref m)
-                if m.get("kind")
-                    .and_then(Value::as_str)
-                    .is_some_and(|k| k.ends_with("List")) =>
-            {
-                if let Some(Value::Array(a)) = m.get("items") {
-                    items.extend(a.iter().cloned());
-                }
-            }
-            other => items.push(other),
+    for doc in &read.docs {
+        if let Some(e) = &doc.error {
+            return Err(Failure::input(format!(
+                "{}: item {}: {e}",
+                read.file,
+                doc.index.saturating_sub(1)
+            )));
         }
+        warnings.extend(read.warnings_of(doc));
+        items.push(
+            serde_json::from_str(&doc.json)
+                .map_err(|e| Failure::internal(format!("the component returned invalid JSON: {e}")))?,
+        );
     }
     Ok(items)
 }
@@ -171,28 +191,53 @@ struct Assembled {
     files: Vec<(String, String)>,
 }
 
+/// One field of an assembled request: its key, the flag, the file, and what it is read as.
+type Part<'a> = (&'a str, &'a str, Option<&'a PathBuf>, Option<DocumentKind>);
+
 fn assemble(
-    fields: &[(&str, &str, Option<&PathBuf>)],
+    runtime: &Runtime,
+    fields: &[Part<'_>],
     lists: &[(&str, &str, Option<&PathBuf>)],
+    validate: ValidateArgs,
 ) -> Result<Assembled, Failure> {
     let mut obj = Map::new();
     let mut files = Vec::new();
-    for (key, flag, path) in fields {
+    let mut warnings = Vec::new();
+    for (key, flag, path, kind) in fields {
         if let Some(p) = path {
-            obj.insert((*key).to_owned(), read_document(p, flag)?);
+            obj.insert(
+                (*key).to_owned(),
+                read_document(runtime, p, flag, *kind, validate, &mut warnings)?,
+            );
             files.push(((*key).to_owned(), p.display().to_string()));
         }
     }
     for (key, flag, path) in lists {
         if let Some(p) = path {
-            obj.insert((*key).to_owned(), Value::Array(read_list(p, flag)?));
+            obj.insert(
+                (*key).to_owned(),
+                Value::Array(read_list(runtime, p, flag, validate, &mut warnings)?),
+            );
             files.push(((*key).to_owned(), p.display().to_string()));
         }
     }
+    print_warnings(&warnings);
     Ok(Assembled {
         text: Value::Object(obj).to_string(),
         files,
     })
+}
+
+/// Read a whole request file of `kind` (validated), printing its warnings.
+fn read_request(
+    runtime: &Runtime,
+    path: &Path,
+    kind: DocumentKind,
+    validate: ValidateArgs,
+) -> Result<(String, String), Failure> {
+    let (doc, warnings) = read_file(runtime, path, "REQUEST", "request", kind, validate)?.single()?;
+    print_warnings(&warnings);
+    Ok((doc.json, path.display().to_string()))
 }
 
 /// Map a component error on an assembled request to the file its field came from
@@ -231,12 +276,8 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
             .request
             .as_ref()
             .ok_or_else(|| Failure::input("--retry-order needs REQUEST"))?;
-        let file = path.display().to_string();
-        let text = with_version(
-            read_input(path, "REQUEST")?,
-            a.kubernetes_version.as_deref(),
-            &file,
-        )?;
+        let (text, file) = read_request(&runtime, path, DocumentKind::RetryRequest, a.validate)?;
+        let text = with_version(text, a.kubernetes_version.as_deref(), &file)?;
         let plan = runtime
             .retry_order(&text)
             .map_err(|e| Failure::from_call(e, &[("request", &file)]))?;
@@ -245,26 +286,34 @@ pub(crate) fn run_allocate(a: &AllocateArgs) -> Result<u8, Failure> {
     }
     let decision = match &a.request {
         Some(path) => {
-            let file = path.display().to_string();
-            let text = with_version(
-                read_input(path, "REQUEST")?,
-                a.kubernetes_version.as_deref(),
-                &file,
-            )?;
+            let (text, file) = read_request(&runtime, path, DocumentKind::AllocationRequest, a.validate)?;
+            let text = with_version(text, a.kubernetes_version.as_deref(), &file)?;
             runtime
                 .allocate(&text)
                 .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
         }
         None => {
             let assembled = assemble(
+                &runtime,
                 &[
-                    ("node", "--node", a.node.as_ref()),
-                    ("nodeConfig", "--node-config", a.node_config.as_ref()),
-                    ("allocated", "--allocated", a.allocated.as_ref()),
-                    ("desired", "--desired", a.desired.as_ref()),
-                    ("settings", "--settings", a.settings.as_ref()),
+                    ("node", "--node", a.node.as_ref(), Some(DocumentKind::Node)),
+                    ("nodeConfig", "--node-config", a.node_config.as_ref(), None),
+                    (
+                        "allocated",
+                        "--allocated",
+                        a.allocated.as_ref(),
+                        Some(DocumentKind::Pod),
+                    ),
+                    (
+                        "desired",
+                        "--desired",
+                        a.desired.as_ref(),
+                        Some(DocumentKind::Pod),
+                    ),
+                    ("settings", "--settings", a.settings.as_ref(), None),
                 ],
                 &[("allocatedPods", "--pods", a.pods.as_ref())],
+                a.validate,
             )?;
             let text = with_version(assembled.text.clone(), a.kubernetes_version.as_deref(), "request")?;
             runtime.allocate(&text).map_err(|e| blame(e, &assembled))?
@@ -291,8 +340,16 @@ fn settings_value(text: &str) -> Result<Value, Failure> {
 }
 
 pub(crate) fn run_probes(a: &ProbesArgs) -> Result<u8, Failure> {
-    let old = read_input(&a.old, "--old")?;
-    let new = read_input(&a.new, "--new")?;
+    let runtime = a.policy.runtime()?;
+    let mut warnings = Vec::new();
+    let mut pod = |path: &Path, flag: &str, input: &str| -> Result<String, Failure> {
+        let (doc, w) = read_file(&runtime, path, flag, input, DocumentKind::Pod, a.validate)?.single()?;
+        warnings.extend(w);
+        Ok(doc.json)
+    };
+    let old = pod(&a.old, "--old", "old-pod")?;
+    let new = pod(&a.new, "--new", "new-pod")?;
+    print_warnings(&warnings);
     let settings = a
         .settings
         .as_ref()
@@ -310,13 +367,11 @@ pub(crate) fn run_probes(a: &ProbesArgs) -> Result<u8, Failure> {
         }
         None => settings,
     };
-    let runtime = a.policy.runtime()?;
     let (o, n) = (a.old.display().to_string(), a.new.display().to_string());
     let s = a
         .settings
         .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+        .map_or_else(|| "--settings".to_owned(), |p| p.display().to_string());
     let plan = runtime
         .probe_plan(&old, &new, &settings)
         .map_err(|e| Failure::from_call(e, &[("old-pod", &o), ("new-pod", &n), ("settings", &s)]))?;
@@ -328,24 +383,27 @@ pub(crate) fn run_statuses(a: &StatusesArgs) -> Result<u8, Failure> {
     let runtime = a.policy.runtime()?;
     let json = match &a.request {
         Some(path) => {
-            let file = path.display().to_string();
-            let text = with_version(
-                read_input(path, "REQUEST")?,
-                a.kubernetes_version.as_deref(),
-                &file,
-            )?;
+            let (text, file) = read_request(&runtime, path, DocumentKind::StatusesRequest, a.validate)?;
+            let text = with_version(text, a.kubernetes_version.as_deref(), &file)?;
             runtime
                 .container_statuses(&text)
                 .map_err(|e| Failure::from_call(e, &[("request", &file)]))?
         }
         None => {
             let assembled = assemble(
+                &runtime,
                 &[
-                    ("pod", "--pod", a.pod.as_ref()),
-                    ("allocated", "--allocated", a.allocated.as_ref()),
-                    ("settings", "--settings", a.settings.as_ref()),
+                    ("pod", "--pod", a.pod.as_ref(), Some(DocumentKind::Pod)),
+                    (
+                        "allocated",
+                        "--allocated",
+                        a.allocated.as_ref(),
+                        Some(DocumentKind::Pod),
+                    ),
+                    ("settings", "--settings", a.settings.as_ref(), None),
                 ],
                 &[],
+                a.validate,
             )?;
             let text = with_version(assembled.text.clone(), a.kubernetes_version.as_deref(), "request")?;
             runtime

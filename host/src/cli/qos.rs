@@ -1,18 +1,19 @@
-//! `podmut qos`: a Pod's QoS class.
+//! `podmut qos`: the QoS class of one Pod or of each Pod in a file.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
+use super::inputs::{ValidateArgs, object_name, print_warnings, read_file};
+use super::{Failure, OutputFormat, PolicyArgs, emit};
 use crate::output::{qos_name, to_json_string, to_yaml_string};
-use crate::types::QosOptions;
+use crate::types::{DocumentKind, QosOptions};
 
 /// Arguments of `podmut qos`.
 #[derive(Debug, Args)]
 pub(crate) struct QosArgs {
-    /// The Pod (YAML or JSON; `-` for stdin).
+    /// The Pod, or several (a multi-document stream, a List; YAML or JSON; `-` for stdin).
     #[arg(value_name = "FILE")]
     file: PathBuf,
     /// Skip Kubernetes defaulting (requests defaulting to limits).
@@ -21,31 +22,75 @@ pub(crate) struct QosArgs {
     /// Ignore status.qosClass and always compute from the spec (ComputePodQOS, not GetPodQOS).
     #[arg(long)]
     compute: bool,
-    /// Output format: text prints the class; json prints {"qosClass": "..."}.
+    /// Output format: text prints the class; json prints {"qosClass": "..."} (several Pods:
+    /// {"items": [{"pod", "namespace", "name", "qosClass"}]}).
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
+    #[command(flatten)]
+    validate: ValidateArgs,
     #[command(flatten)]
     policy: PolicyArgs,
 }
 
 pub(crate) fn run(a: &QosArgs) -> Result<u8, Failure> {
-    let pod = read_input(&a.file, "FILE")?;
     let runtime = a.policy.runtime()?;
-    let file = a.file.display().to_string();
-    let class = runtime
-        .qos(
-            &pod,
-            QosOptions {
-                apply_defaults: !a.no_defaults,
-                always_compute: a.compute,
-            },
-        )
-        .map_err(|e| Failure::from_call(e, &[("pod", &file)]))?;
-    let name = qos_name(class);
-    match a.output {
-        OutputFormat::Text => emit(&format!("{name}\n")),
-        OutputFormat::Json => emit(&to_json_string(&json!({ "qosClass": name }))),
-        OutputFormat::Yaml => emit(&to_yaml_string(&json!({ "qosClass": name }))),
+    let read = read_file(&runtime, &a.file, "FILE", "pod", DocumentKind::Pod, a.validate)?;
+    let options = QosOptions {
+        apply_defaults: !a.no_defaults,
+        always_compute: a.compute,
+    };
+    if read.docs.len() == 1 {
+        let file = read.file.clone();
+        let (doc, warnings) = read.single()?;
+        let class = runtime
+            .qos(&doc.json, options)
+            .map_err(|e| Failure::from_call(e, &[("pod", &file)]))?;
+        print_warnings(&warnings);
+        let name = qos_name(class);
+        match a.output {
+            OutputFormat::Text => emit(&format!("{name}\n")),
+            OutputFormat::Json => emit(&to_json_string(&json!({ "qosClass": name }))),
+            OutputFormat::Yaml => emit(&to_yaml_string(&json!({ "qosClass": name }))),
+        }
+        return Ok(0);
     }
-    Ok(0)
+    let mut code = 0;
+    let mut items = Vec::new();
+    let mut text = String::new();
+    for doc in &read.docs {
+        let who = object_name(doc);
+        let answer = match &doc.error {
+            Some(e) => Err(e.clone()),
+            None => match runtime.qos(&doc.json, options) {
+                Ok(class) => Ok(qos_name(class)),
+                Err(e @ crate::error::CallError::Host(_)) => return Err(Failure::from_call(e, &[])),
+                Err(e) => Err(Failure::from_call(e, &[]).message().to_owned()),
+            },
+        };
+        print_warnings(&read.warnings_of(doc));
+        let mut item = match answer {
+            Ok(class) => {
+                text.push_str(&format!("pod {who}: {class}\n"));
+                json!({ "qosClass": class })
+            }
+            Err(e) => {
+                code = 2;
+                text.push_str(&format!("pod {who}: error: {e}\n"));
+                json!({ "error": e })
+            }
+        };
+        if let Value::Object(o) = &mut item {
+            o.insert("pod".into(), json!(who));
+            o.insert("namespace".into(), json!(doc.namespace));
+            o.insert("name".into(), json!(doc.name));
+        }
+        items.push(item);
+    }
+    let v = json!({ "items": items });
+    match a.output {
+        OutputFormat::Text => emit(&text),
+        OutputFormat::Json => emit(&to_json_string(&v)),
+        OutputFormat::Yaml => emit(&to_yaml_string(&v)),
+    }
+    Ok(code)
 }

@@ -8,8 +8,10 @@ use clap::Args;
 use serde_json::Value;
 
 use super::check::settings_document;
+use super::inputs::{Validate, ValidateArgs, print_warnings, read_text};
 use super::{Failure, PolicyArgs, emit, read_input};
 use crate::output::to_json_string;
+use crate::types::DocumentKind;
 
 /// Arguments of `podmut review`.
 #[derive(Debug, Args)]
@@ -41,6 +43,8 @@ pub(crate) struct ReviewArgs {
           value_parser = super::serve::parse_duration)]
     request_timeout: Duration,
     #[command(flatten)]
+    validate: ValidateArgs,
+    #[command(flatten)]
     policy: PolicyArgs,
 }
 
@@ -57,7 +61,23 @@ pub(crate) fn run(a: &ReviewArgs) -> Result<u8, Failure> {
         false,
     )?;
     let runtime = a.policy.runtime()?;
-    let file = a.file.display().to_string();
+    let file = super::inputs::display(&a.file, "FILE");
+    // `--validate ignore` hands the review over exactly as given, as the webhook does.
+    let text = if matches!(a.validate.validate, Validate::Ignore | Validate::False) {
+        text
+    } else {
+        let read = read_text(
+            &runtime,
+            &text,
+            &file,
+            "admission-review",
+            DocumentKind::AdmissionReview,
+            a.validate,
+        )?;
+        let (doc, warnings) = read.single()?;
+        print_warnings(&warnings);
+        doc.json
+    };
     let out = runtime
         .review(&text, &settings)
         .map_err(|e| Failure::from_call(e, &[("admission-review", &file), ("settings", &settings_source)]))?;

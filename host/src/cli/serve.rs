@@ -10,6 +10,7 @@ use clap::Args;
 use super::check::SettingsArgs;
 use super::{Failure, PolicyArgs};
 use crate::runtime::RuntimeOptions;
+use crate::units::{parse_duration, parse_size_usize as parse_bytes};
 use crate::webhook::{self, CertSource, LogFormat, SelfSigned, ServeConfig, TlsSpec, WebhookOptions};
 
 /// Arguments of `podmut serve`.
@@ -73,47 +74,6 @@ pub(crate) struct ServeArgs {
     log_level: String,
     #[command(flatten)]
     policy: PolicyArgs,
-}
-
-/// `500ms`, `2s`, `1m`, or plain seconds.
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = s
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 500ms, 2s, 1m)"))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" => n * 60.0,
-        other => {
-            return Err(format!(
-                "unknown duration unit {other:?} in {s:?} (use ms, s or m)"
-            ));
-        }
-    };
-    Duration::try_from_secs_f64(secs).map_err(|e| format!("{s:?}: {e}"))
-}
-
-/// `1048576`, `512Ki`, `256Mi`, `1Gi`.
-pub(crate) fn parse_bytes(s: &str) -> Result<usize, String> {
-    let s = s.trim();
-    let (num, mult) = if let Some(n) = s.strip_suffix("Ki") {
-        (n, 1usize << 10)
-    } else if let Some(n) = s.strip_suffix("Mi") {
-        (n, 1 << 20)
-    } else if let Some(n) = s.strip_suffix("Gi") {
-        (n, 1 << 30)
-    } else {
-        (s, 1)
-    };
-    num.parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{s:?} is not a size (e.g. 3145728, 512Ki, 256Mi, 1Gi)"))
 }
 
 pub(crate) fn run(a: &ServeArgs) -> Result<u8, Failure> {
@@ -200,23 +160,4 @@ pub(crate) fn run(a: &ServeArgs) -> Result<u8, Failure> {
             other => Failure::internal(other.to_string()),
         })?;
     Ok(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_and_sizes() {
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
-        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
-        assert!(parse_duration("2h").is_err());
-        assert!(parse_duration("fast").is_err());
-        assert_eq!(parse_bytes("3Mi").unwrap(), 3 << 20);
-        assert_eq!(parse_bytes("1024").unwrap(), 1024);
-        assert!(parse_bytes("0").is_err());
-        assert!(parse_bytes("lots").is_err());
-    }
 }

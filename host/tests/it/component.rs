@@ -29,6 +29,8 @@ fn imports_only_cli_io_and_the_standard_library_needs() {
         "podmut:policy/validate@0.1.0",
         "podmut:policy/node@0.1.0",
         "podmut:policy/admission@0.1.0",
+        "podmut:policy/inputs@0.1.0",
+        "podmut:policy/report@0.1.0",
     ] {
         assert!(exports.iter().any(|x| x == e), "missing export {e}: {exports:?}");
     }

@@ -16,6 +16,7 @@ mod cli;
 mod component;
 mod deploy;
 mod dist;
+mod inputs;
 mod node_cli;
 mod serve;
 mod version;

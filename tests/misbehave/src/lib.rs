@@ -38,7 +38,7 @@ mod guest {
         export!(Component);
     }
 
-    use bindings::exports::podmut::policy::{admission, node, validate};
+    use bindings::exports::podmut::policy::{admission, inputs, node, report, validate};
     use bindings::podmut::policy::types;
 
     struct Component;
@@ -131,6 +131,44 @@ mod guest {
             _configs: String,
             _scope: Option<admission::CoverageScope>,
         ) -> Result<admission::CoverageReport, types::InputError> {
+            not_implemented()
+        }
+    }
+
+    impl inputs::Guest for Component {
+        fn read_documents(
+            _text: String,
+            _input: String,
+            _kind: inputs::DocumentKind,
+            _validation: inputs::FieldValidation,
+        ) -> Result<Vec<inputs::Document>, types::InputError> {
+            not_implemented()
+        }
+        fn apply_patch(
+            _old: String,
+            _patch: String,
+            _type: inputs::PatchType,
+        ) -> Result<String, types::InputError> {
+            not_implemented()
+        }
+        fn admission_request(
+            _old: Option<String>,
+            _new: Option<String>,
+            _options: inputs::RequestOptions,
+        ) -> Result<String, types::InputError> {
+            not_implemented()
+        }
+    }
+
+    impl report::Guest for Component {
+        fn plan(
+            _old: String,
+            _new: String,
+            _sub: types::Subresource,
+            _node: Option<String>,
+            _pods: Option<String>,
+            _settings: String,
+        ) -> Result<report::ChangePlan, types::InputError> {
             not_implemented()
         }
     }

@@ -1,0 +1,538 @@
+//! Field validation like the API server's `fieldValidation` (kubectl `--validate`): unknown and
+//! duplicate fields, reported with the API server's wording (`strict decoding error: unknown field
+//! "spec.containers[0].resource"`).
+//!
+//! k8s-openapi's decoders silently skip fields they do not know, and both JSON and YAML readers
+//! keep the last of two equal keys. So this reads a document in two steps, each reporting what the
+//! API server's strict decoder (sigs.k8s.io/json) reports:
+//! - [`parse_checked`] builds the JSON value with a visitor that notes every repeated key
+//!   (duplicates can only be seen while the text is read);
+//! - [`decode_checked`] decodes the value into its k8s-openapi type through `serde_ignored`, which
+//!   names every field the typed decoder skipped.
+//!
+//! This is the slow path on purpose: it runs only when validation is asked for (`strict`, `warn`).
+//! Objects that come from the API server (the webhook's reviews) are already clean — the API server
+//! decoded them into its own types — so the webhook's default is `ignore` and it keeps the one-pass
+//! typed read ([`crate::document::read_json_directly`]); strict checking there could only flag
+//! fields a newer API server knows and podmut does not.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::document::{self, InputError};
+
+/// What to do with unknown and duplicate fields (kubectl `--validate`, the API server's
+/// `fieldValidation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FieldValidation {
+    /// Drop them silently (the API server's `Ignore`).
+    #[default]
+    Ignore,
+    /// Accept the object and report each as a warning (`Warn`).
+    Warn,
+    /// Refuse the object (`Strict`, kubectl's default).
+    Strict,
+}
+
+impl FieldValidation {
+    /// The name `--validate` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldValidation::Ignore => "ignore",
+            FieldValidation::Warn => "warn",
+            FieldValidation::Strict => "strict",
+        }
+    }
+}
+
+impl fmt::Display for FieldValidation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for FieldValidation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        // kubectl also takes true (strict) and false (ignore).
+        match s {
+            "strict" | "Strict" | "true" => Ok(FieldValidation::Strict),
+            "warn" | "Warn" => Ok(FieldValidation::Warn),
+            "ignore" | "Ignore" | "false" => Ok(FieldValidation::Ignore),
+            other => Err(format!(
+                "invalid value for --validate: {other:?}, expected strict, warn or ignore"
+            )),
+        }
+    }
+}
+
+/// One step of a field path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Segment {
+    /// An object key.
+    Key(String),
+    /// A list index.
+    Index(usize),
+}
+
+/// Unknown or duplicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum ProblemKind {
+    /// A key the type does not have.
+    Unknown,
+    /// A key given twice in one object.
+    Duplicate,
+}
+
+/// One unknown or duplicate field.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct FieldProblem {
+    /// Which.
+    pub kind: ProblemKind,
+    /// Where, from the object root.
+    pub path: Vec<Segment>,
+}
+
+impl FieldProblem {
+    /// The path as the API server renders it: `spec.containers[0].resource`.
+    pub(crate) fn field(&self) -> String {
+        render_path(&self.path)
+    }
+
+    /// The problem without the path's first `skip` segments (a list item's own view).
+    pub(crate) fn strip(&self, skip: usize) -> Self {
+        Self {
+            kind: self.kind,
+            path: self.path.get(skip..).unwrap_or_default().to_vec(),
+        }
+    }
+}
+
+impl fmt::Display for FieldProblem {
+    /// The API server's wording: `unknown field "spec.x"`, `duplicate field "metadata.name"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.kind {
+            ProblemKind::Unknown => "unknown",
+            ProblemKind::Duplicate => "duplicate",
+        };
+        write!(f, "{kind} field \"{}\"", self.field())
+    }
+}
+
+/// `spec.containers[0].resource`.
+pub(crate) fn render_path(path: &[Segment]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Segment::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Segment::Index(i) => {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+    out
+}
+
+/// The API server's strict-decoding message for a set of problems:
+/// `strict decoding error: unknown field "spec.x", duplicate field "metadata.name"`.
+pub(crate) fn strict_message(problems: &[FieldProblem]) -> String {
+    let parts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    format!("strict decoding error: {}", parts.join(", "))
+}
+
+/// Apply a validation level to the problems found in input `input`: `Err` under `strict` when
+/// there are any, else the warnings to report (none under `ignore`).
+pub(crate) fn enforce(
+    level: FieldValidation,
+    input: &str,
+    problems: &[FieldProblem],
+) -> Result<Vec<String>, InputError> {
+    match level {
+        _ if problems.is_empty() => Ok(Vec::new()),
+        FieldValidation::Ignore => Ok(Vec::new()),
+        FieldValidation::Warn => Ok(problems.iter().map(ToString::to_string).collect()),
+        FieldValidation::Strict => Err(InputError::malformed(input, strict_message(problems))),
+    }
+}
+
+// ---- step 1: the JSON value, noting duplicate keys -------------------------------------------
+
+/// A path under construction, kept on the stack: rendered only when a problem is found.
+#[derive(Clone, Copy, Debug)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn to_path(self) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                At::Root => break,
+                At::Key(parent, k) => {
+                    out.push(Segment::Key(k.to_owned()));
+                    at = *parent;
+                }
+                At::Index(parent, i) => {
+                    out.push(Segment::Index(i));
+                    at = *parent;
+                }
+            }
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// Builds a `serde_json::Value` like serde_json's own visitor, noting repeated keys.
+struct Checked<'a, 'p> {
+    at: At<'p>,
+    duplicates: &'a mut Vec<FieldProblem>,
+}
+
+impl<'de> DeserializeSeed<'de> for Checked<'_, '_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        loop {
+            let at = At::Index(&self.at, out.len());
+            let seed = Checked {
+                at,
+                duplicates: &mut *self.duplicates,
+            };
+            match seq.next_element_seed(seed)? {
+                Some(v) => out.push(v),
+                None => break,
+            }
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let at = At::Key(&self.at, &key);
+            if out.contains_key(&key) {
+                self.duplicates.push(FieldProblem {
+                    kind: ProblemKind::Duplicate,
+                    path: at.to_path(),
+                });
+            }
+            let value = map.next_value_seed(Checked {
+                at,
+                duplicates: &mut *self.duplicates,
+            })?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// A document's value and the duplicate keys in it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CheckedValue {
+    /// The value (the last of repeated keys wins, as in the API server's non-strict decoding).
+    pub value: Value,
+    /// Every repeated key, in document order.
+    pub duplicates: Vec<FieldProblem>,
+}
+
+/// Parse JSON or YAML text like [`document::parse_text`], noting duplicate keys. A YAML stream of
+/// several documents gives one [`CheckedValue`] each.
+pub(crate) fn parse_checked(text: &str, input: &str, max_bytes: u64) -> Result<Vec<CheckedValue>, InputError> {
+    let len = text.len() as u64;
+    if len > max_bytes {
+        return Err(InputError::TooLarge {
+            input: input.to_owned(),
+            message: format!("document is {len} bytes, more than the limit of {max_bytes} bytes"),
+        });
+    }
+    let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        let mut duplicates = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(trimmed);
+        let value = Checked {
+            at: At::Root,
+            duplicates: &mut duplicates,
+        }
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| syntax_error(input, "JSON", &e.to_string()))?;
+        return Ok(vec![CheckedValue { value, duplicates }]);
+    }
+    let mut out = Vec::new();
+    let docs: Vec<_> = serde_yaml_ng::Deserializer::from_str(text).collect();
+    let several = docs.len() > 1;
+    for (i, doc) in docs.into_iter().enumerate() {
+        let mut duplicates = Vec::new();
+        let value = Checked {
+            at: At::Root,
+            duplicates: &mut duplicates,
+        }
+        .deserialize(doc)
+        .map_err(|e| {
+            let what = if several {
+                format!("YAML in document {}", i + 1)
+            } else {
+                "YAML".to_owned()
+            };
+            syntax_error(input, &what, &e.to_string())
+        })?;
+        out.push(CheckedValue { value, duplicates });
+    }
+    Ok(out)
+}
+
+fn syntax_error(input: &str, what: &str, message: &str) -> InputError {
+    if message.contains("recursion limit") {
+        InputError::TooLarge {
+            input: input.to_owned(),
+            message: format!("document nests too deeply: {message}"),
+        }
+    } else {
+        InputError::malformed(input, format!("invalid {what}: {message}"))
+    }
+}
+
+// ---- step 2: the typed decoding, noting skipped fields ----------------------------------------
+
+/// Decode `value` into `T` (numeric quantities already normalized), naming the field on failure
+/// like [`document::decode`] and appending every field `T` does not have to `unknown`, with
+/// `prefix` in front of its path.
+pub(crate) fn decode_checked<T: DeserializeOwned>(
+    value: Value,
+    input: &str,
+    prefix: &[Segment],
+    unknown: &mut Vec<FieldProblem>,
+) -> Result<T, InputError> {
+    let mut note = |path: serde_ignored::Path<'_>| {
+        let mut full = prefix.to_vec();
+        push_ignored(&path, &mut full);
+        unknown.push(FieldProblem {
+            kind: ProblemKind::Unknown,
+            path: full,
+        });
+    };
+    // One concrete callback type, so each `T` gets one decoder instance.
+    let mut note: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut note;
+    // Through text and serde_json, as `document::decode` does: one decoder in the component, and
+    // the error's position names the field.
+    let text = value.to_string();
+    let mut json = serde_json::Deserializer::from_str(&text);
+    T::deserialize(serde_ignored::Deserializer::new(&mut json, &mut note))
+        .map_err(|e| InputError::malformed(input, document::describe_json_error(&text, &e)))
+}
+
+fn push_ignored(path: &serde_ignored::Path<'_>, out: &mut Vec<Segment>) {
+    use serde_ignored::Path as P;
+    match path {
+        P::Root => {}
+        P::Seq { parent, index } => {
+            push_ignored(parent, out);
+            out.push(Segment::Index(*index));
+        }
+        P::Map { parent, key } => {
+            push_ignored(parent, out);
+            out.push(Segment::Key(key.clone()));
+        }
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
+            push_ignored(parent, out);
+        }
+    }
+}
+
+/// A typed object read with validation: the object and its problems (duplicates first, then
+/// unknown fields, each in document order).
+#[derive(Clone, Debug)]
+pub(crate) struct Validated<T> {
+    /// The decoded object.
+    pub object: T,
+    /// Its unknown and duplicate fields.
+    pub problems: Vec<FieldProblem>,
+}
+
+/// Decode a value already parsed by [`parse_checked`] into `T`, collecting its problems; `kind`
+/// (e.g. `"Pod"`) is checked like [`document::expect_kind`].
+pub(crate) fn validate_value<T: DeserializeOwned>(
+    checked: CheckedValue,
+    input: &str,
+    api_version: &str,
+    kind: &str,
+) -> Result<Validated<T>, InputError> {
+    let CheckedValue {
+        mut value,
+        duplicates,
+    } = checked;
+    document::expect_kind(&value, input, api_version, kind)?;
+    document::normalize_quantities(&mut value);
+    let mut problems = duplicates;
+    let object = decode_checked(value, input, &[], &mut problems)?;
+    Ok(Validated { object, problems })
+}
+
+/// Read one Pod document at `level`: the one-pass typed read under `ignore`
+/// ([`document::parse_pod`]), else the checked read, returning the warnings under `warn` and the
+/// API server's error under `strict`.
+pub(crate) fn read_pod(
+    text: &str,
+    input: &str,
+    level: FieldValidation,
+    max_bytes: u64,
+) -> Result<(k8s_openapi::api::core::v1::Pod, Vec<String>), InputError> {
+    if level == FieldValidation::Ignore {
+        return Ok((document::parse_pod(text, input, max_bytes)?, Vec::new()));
+    }
+    let mut docs = parse_checked(text, input, max_bytes)?;
+    if docs.len() != 1 {
+        return Err(InputError::malformed(
+            input,
+            format!("expected one Pod, found {} documents", docs.len()),
+        ));
+    }
+    let v: Validated<k8s_openapi::api::core::v1::Pod> = validate_value(docs.remove(0), input, "v1", "Pod")?;
+    let warnings = enforce(level, input, &v.problems)?;
+    Ok((v.object, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::{Node, Pod};
+
+    use super::*;
+
+    fn pod_problems(text: &str) -> Vec<String> {
+        let mut docs = parse_checked(text, "pod", 1 << 20).unwrap();
+        let v: Validated<Pod> = validate_value(docs.remove(0), "pod", "v1", "Pod").unwrap();
+        v.problems.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn unknown_fields_are_named_like_the_api_server() {
+        let p = pod_problems(
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: web, labelz: {a: b}}\nspec:\n  containers:\n  - name: a\n    image: x\n    resource: {limits: {cpu: 1}}\n",
+        );
+        assert_eq!(
+            p,
+            [
+                r#"unknown field "metadata.labelz""#,
+                r#"unknown field "spec.containers[0].resource""#
+            ]
+        );
+        assert!(pod_problems("{\"kind\":\"Pod\",\"spec\":{\"containers\":[{\"name\":\"a\"}]}}").is_empty());
+    }
+
+    #[test]
+    fn duplicate_keys_in_json_and_yaml() {
+        let p = pod_problems(
+            r#"{"metadata":{"name":"a","name":"b"},"spec":{"containers":[{"name":"x","image":"i","image":"j"}]}}"#,
+        );
+        assert_eq!(
+            p,
+            [
+                r#"duplicate field "metadata.name""#,
+                r#"duplicate field "spec.containers[0].image""#
+            ]
+        );
+        let p = pod_problems("metadata:\n  labels: {app: a, app: b}\n");
+        assert_eq!(p, [r#"duplicate field "metadata.labels.app""#]);
+    }
+
+    #[test]
+    fn levels() {
+        let problems = vec![FieldProblem {
+            kind: ProblemKind::Unknown,
+            path: vec![Segment::Key("spec".into()), Segment::Key("x".into())],
+        }];
+        let e = enforce(FieldValidation::Strict, "new-pod", &problems).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"new-pod: strict decoding error: unknown field "spec.x""#
+        );
+        assert_eq!(
+            enforce(FieldValidation::Warn, "new-pod", &problems).unwrap(),
+            [r#"unknown field "spec.x""#]
+        );
+        assert!(
+            enforce(FieldValidation::Ignore, "new-pod", &problems)
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(
+            "true".parse::<FieldValidation>().unwrap(),
+            FieldValidation::Strict
+        );
+        assert!("maybe".parse::<FieldValidation>().is_err());
+    }
+
+    #[test]
+    fn nodes_type_errors_and_streams() {
+        let mut docs = parse_checked(
+            "kind: Node\napiVersion: v1\nstatus: {allocatable: {cpu: 4}, capacty: {}}\n",
+            "node",
+            1 << 20,
+        )
+        .unwrap();
+        let v: Validated<Node> = validate_value(docs.remove(0), "node", "v1", "Node").unwrap();
+        assert_eq!(v.problems[0].to_string(), r#"unknown field "status.capacty""#);
+        let mut docs = parse_checked("spec: {containers: [{name: 1}]}", "pod", 1 << 20).unwrap();
+        let e = validate_value::<Pod>(docs.remove(0), "new-pod", "v1", "Pod").unwrap_err();
+        assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
+        assert_eq!(parse_checked("a: 1\n---\nb: 2\n", "p", 1 << 20).unwrap().len(), 2);
+        assert!(parse_checked("{\"a\": 1} x", "p", 1 << 20).is_err());
+    }
+}

@@ -1,0 +1,490 @@
+//! Documents as users have them: one file holding several Pods (a multi-document YAML stream, a
+//! JSON array, `kubectl get pods -o yaml`'s `List`, a `PodList`), each checked for unknown and
+//! duplicate fields ([`crate::field_validation`]) and handed on as JSON the other functions read directly.
+//!
+//! A problem with one object (a wrong kind, a field of the wrong type, strict decoding) stays with
+//! that object, so the others are still judged; only text that cannot be read at all is an error of
+//! the whole input.
+
+use std::fmt;
+
+use k8s_openapi::api::core::v1::{Node, Pod};
+use serde_json::Value;
+
+use crate::document::InputError;
+use crate::field_validation::{self as fv, CheckedValue, FieldProblem, FieldValidation, Segment, Validated};
+
+/// What a document is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DocumentKind {
+    /// Pods: a stream, a list, or one Pod.
+    Pod,
+    /// One v1 Node.
+    Node,
+    /// One `admission.k8s.io/v1` AdmissionReview (its Pods are checked as Pods).
+    AdmissionReview,
+    /// One `podmut allocate` request (`node`, `allocatedPods`, `allocated`, `desired`).
+    AllocationRequest,
+    /// One `podmut allocate --retry-order` request (`pending[].desired`, `pending[].allocated`).
+    RetryRequest,
+    /// One `podmut statuses` request (`pod`, `allocated`).
+    StatusesRequest,
+}
+
+impl fmt::Display for DocumentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DocumentKind::Pod => "Pod",
+            DocumentKind::Node => "Node",
+            DocumentKind::AdmissionReview => "AdmissionReview",
+            DocumentKind::AllocationRequest => "allocation request",
+            DocumentKind::RetryRequest => "retry-order request",
+            DocumentKind::StatusesRequest => "statuses request",
+        })
+    }
+}
+
+/// One object of an input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// Its position in the input, from 1 (after lists are unpacked).
+    pub index: u32,
+    /// `metadata.namespace` (empty when unset).
+    pub namespace: String,
+    /// `metadata.name` (empty when unset).
+    pub name: String,
+    /// The object as JSON text.
+    pub json: String,
+    /// Its unknown and duplicate fields under `warn` (`unknown field "spec.x"`).
+    pub warnings: Vec<String>,
+    /// Why it cannot be judged, when it cannot (`strict decoding error: ...` under `strict`).
+    pub error: Option<String>,
+}
+
+impl Document {
+    /// `namespace/name`, `name`, or `#index` for an unnamed object.
+    pub fn display_name(&self) -> String {
+        match (self.namespace.is_empty(), self.name.is_empty()) {
+            (_, true) => format!("#{}", self.index),
+            (true, false) => self.name.clone(),
+            (false, false) => format!("{}/{}", self.namespace, self.name),
+        }
+    }
+}
+
+/// Read the objects of `text` (JSON or YAML) as `kind`, validating fields at `level`.
+///
+/// Pods may come as a stream, a JSON array or a `*List`; every other kind is one object. `input`
+/// names the argument in errors (`new-pod`, `node`, ...).
+///
+/// ```
+/// use podmut_core::inputs::{DocumentKind, read_documents};
+/// use podmut_core::FieldValidation;
+/// let text = "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: c, image: i, resource: {}}]}\n";
+/// let docs = read_documents(text, "pods", DocumentKind::Pod, FieldValidation::Strict, 1 << 20).unwrap();
+/// assert_eq!(docs.len(), 2);
+/// assert!(docs[0].error.is_none());
+/// assert_eq!(docs[1].error.as_deref(), Some(r#"strict decoding error: unknown field "spec.containers[0].resource""#));
+/// ```
+pub fn read_documents(
+    text: &str,
+    input: &str,
+    kind: DocumentKind,
+    level: FieldValidation,
+    max_bytes: u64,
+) -> Result<Vec<Document>, InputError> {
+    let docs = fv::parse_checked(text, input, max_bytes)?;
+    if kind == DocumentKind::Pod {
+        let items = unpack(docs);
+        if items.is_empty() {
+            return Err(InputError::wrong_kind(
+                input,
+                "expected a Pod object, found no object",
+            ));
+        }
+        return Ok(items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| pod_document(item, input, level, index(i)))
+            .collect());
+    }
+    let mut docs: Vec<CheckedValue> = docs.into_iter().filter(|d| !d.value.is_null()).collect();
+    if docs.len() != 1 {
+        return Err(InputError::wrong_kind(
+            input,
+            format!("expected one {kind} object, found {}", docs.len()),
+        ));
+    }
+    let doc = docs.remove(0);
+    let mut out = Document {
+        index: 1,
+        json: doc.value.to_string(),
+        ..Document::default()
+    };
+    let problems = match kind {
+        DocumentKind::Node => fv::validate_value::<Node>(doc, input, "v1", "Node").map(|v| {
+            name_from(&v.object.metadata, &mut out);
+            v.problems
+        }),
+        DocumentKind::AdmissionReview => review_problems(doc, input),
+        DocumentKind::AllocationRequest => nested_problems(doc, input, &ALLOCATION_REQUEST),
+        DocumentKind::RetryRequest => nested_problems(doc, input, &RETRY_REQUEST),
+        DocumentKind::StatusesRequest => nested_problems(doc, input, &STATUSES_REQUEST),
+        DocumentKind::Pod => Ok(Vec::new()),
+    };
+    settle(&mut out, problems, level);
+    Ok(vec![out])
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i + 1).unwrap_or(u32::MAX)
+}
+
+/// Record the outcome of validation on the document.
+fn settle(out: &mut Document, problems: Result<Vec<FieldProblem>, InputError>, level: FieldValidation) {
+    match problems {
+        Err(e) => out.error = Some(e.message().to_owned()),
+        Ok(problems) => match fv::enforce(level, "", &problems) {
+            Ok(warnings) => out.warnings = warnings,
+            Err(e) => out.error = Some(e.message().to_owned()),
+        },
+    }
+}
+
+/// One item of a Pod stream: the value, its duplicates, and where it sits in its document.
+struct Item {
+    value: Value,
+    duplicates: Vec<FieldProblem>,
+}
+
+/// Unpack documents into items: a JSON array or a `*List`'s `items` gives its elements, with their
+/// duplicates re-rooted at the item; empty documents are dropped.
+fn unpack(docs: Vec<CheckedValue>) -> Vec<Item> {
+    let mut out = Vec::new();
+    for doc in docs {
+        let CheckedValue { value, duplicates } = doc;
+        let is_list = value
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| k.ends_with("List"))
+            && value.get("items").is_some_and(Value::is_array);
+        match value {
+            Value::Null => {}
+            Value::Array(items) => out.extend(split(items, &duplicates, &[])),
+            Value::Object(mut m) if is_list => {
+                if let Some(Value::Array(items)) = m.remove("items") {
+                    out.extend(split(items, &duplicates, &[Segment::Key("items".into())]));
+                }
+            }
+            other => out.push(Item {
+                value: other,
+                duplicates,
+            }),
+        }
+    }
+    out
+}
+
+fn split(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &[Segment]) -> Vec<Item> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let mut at = prefix.to_vec();
+            at.push(Segment::Index(i));
+            let duplicates = duplicates
+                .iter()
+                .filter(|d| d.path.starts_with(&at))
+                .map(|d| d.strip(at.len()))
+                .collect();
+            Item { value, duplicates }
+        })
+        .collect()
+}
+
+fn pod_document(item: Item, input: &str, level: FieldValidation, index: u32) -> Document {
+    let mut out = Document {
+        index,
+        json: item.value.to_string(),
+        ..Document::default()
+    };
+    let meta = |k: &str| {
+        item.value
+            .pointer(&format!("/metadata/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    out.namespace = meta("namespace");
+    out.name = meta("name");
+    let checked = CheckedValue {
+        value: item.value,
+        duplicates: item.duplicates,
+    };
+    let problems =
+        fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
+    settle(&mut out, problems, level);
+    out
+}
+
+fn name_from(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, out: &mut Document) {
+    out.namespace = meta.namespace.clone().unwrap_or_default();
+    out.name = meta.name.clone().unwrap_or_default();
+}
+
+/// Where a request document holds Pods and Nodes.
+struct Nested {
+    /// Keys holding one Pod.
+    pods: &'static [&'static str],
+    /// Keys holding a list of Pods.
+    pod_lists: &'static [&'static str],
+    /// Keys holding a list of objects whose keys hold Pods (`pending[].desired`).
+    pod_pairs: &'static [(&'static str, &'static [&'static str])],
+    /// Keys holding a Node.
+    nodes: &'static [&'static str],
+}
+
+const ALLOCATION_REQUEST: Nested = Nested {
+    pods: &["allocated", "desired"],
+    pod_lists: &["allocatedPods"],
+    pod_pairs: &[],
+    nodes: &["node"],
+};
+
+const RETRY_REQUEST: Nested = Nested {
+    pods: &[],
+    pod_lists: &[],
+    pod_pairs: &[("pending", &["desired", "allocated"])],
+    nodes: &[],
+};
+
+const STATUSES_REQUEST: Nested = Nested {
+    pods: &["pod", "allocated"],
+    pod_lists: &[],
+    pod_pairs: &[],
+    nodes: &[],
+};
+
+/// The problems of the Pods and Nodes inside a request, with paths from the request's root
+/// (`desired.spec.containers[0].resource`). The request's own keys are the judging function's to
+/// check; a nested object that is not a Pod or Node is left to it too.
+fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Vec<FieldProblem>, InputError> {
+    let CheckedValue { value, duplicates } = doc;
+    let mut problems = duplicates;
+    let mut check = |v: &Value, at: Vec<Segment>, node: bool| -> Result<(), InputError> {
+        if !v.is_object() {
+            return Ok(());
+        }
+        let mut v = v.clone();
+        crate::document::normalize_quantities(&mut v);
+        // A field of the wrong type is the judging function's to report, in its own words.
+        let _decoded = if node {
+            fv::decode_checked::<Node>(v, input, &at, &mut problems).map(drop)
+        } else {
+            fv::decode_checked::<Pod>(v, input, &at, &mut problems).map(drop)
+        };
+        Ok(())
+    };
+    let key = |k: &str| Segment::Key(k.to_owned());
+    for k in nested.pods {
+        if let Some(v) = value.get(*k) {
+            check(v, vec![key(k)], false)?;
+        }
+    }
+    for k in nested.nodes {
+        if let Some(v) = value.get(*k) {
+            check(v, vec![key(k)], true)?;
+        }
+    }
+    for k in nested.pod_lists {
+        for (i, v) in value
+            .get(*k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            check(v, vec![key(k), Segment::Index(i)], false)?;
+        }
+    }
+    for (list, keys) in nested.pod_pairs {
+        for (i, entry) in value
+            .get(*list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            for k in *keys {
+                if let Some(v) = entry.get(*k) {
+                    check(v, vec![key(list), Segment::Index(i), key(k)], false)?;
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// The fields of an `admission.k8s.io/v1` AdmissionReview and its request (upstream
+/// `k8s.io/api/admission/v1` types.go). kube-core's review type buffers its fields through
+/// `#[serde(flatten)]`, which hides skipped fields from `serde_ignored`, so the envelope is checked
+/// against this list and the Pods in it are decoded as Pods.
+const REVIEW_FIELDS: &[&str] = &["apiVersion", "kind", "request", "response"];
+const REQUEST_FIELDS: &[&str] = &[
+    "uid",
+    "kind",
+    "resource",
+    "subResource",
+    "requestKind",
+    "requestResource",
+    "requestSubResource",
+    "name",
+    "namespace",
+    "operation",
+    "userInfo",
+    "object",
+    "oldObject",
+    "dryRun",
+    "options",
+];
+const GVK_FIELDS: &[&str] = &["group", "version", "kind"];
+const GVR_FIELDS: &[&str] = &["group", "version", "resource"];
+const USER_FIELDS: &[&str] = &["username", "uid", "groups", "extra"];
+
+fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, InputError> {
+    let CheckedValue { value, duplicates } = doc;
+    crate::document::expect_kind(&value, input, "admission.k8s.io/v1", "AdmissionReview")?;
+    let mut problems = duplicates;
+    let key = |k: &str| Segment::Key(k.to_owned());
+    unknown_keys(&value, &[], REVIEW_FIELDS, &mut problems);
+    let Some(request) = value.get("request") else {
+        return Ok(problems);
+    };
+    let at = vec![key("request")];
+    unknown_keys(request, &at, REQUEST_FIELDS, &mut problems);
+    for (k, fields) in [
+        ("kind", GVK_FIELDS),
+        ("requestKind", GVK_FIELDS),
+        ("resource", GVR_FIELDS),
+        ("requestResource", GVR_FIELDS),
+        ("userInfo", USER_FIELDS),
+    ] {
+        if let Some(v) = request.get(k) {
+            let mut here = at.clone();
+            here.push(key(k));
+            unknown_keys(v, &here, fields, &mut problems);
+        }
+    }
+    let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod");
+    if is_pod {
+        for k in ["object", "oldObject"] {
+            if let Some(v) = request.get(k).filter(|v| v.is_object()) {
+                let mut v = v.clone();
+                crate::document::normalize_quantities(&mut v);
+                // A field of the wrong type is the review's to report (a 400 answer, not an error).
+                let _decoded =
+                    fv::decode_checked::<Pod>(v, input, &[key("request"), key(k)], &mut problems);
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn unknown_keys(v: &Value, at: &[Segment], known: &[&str], out: &mut Vec<FieldProblem>) {
+    for k in v.as_object().into_iter().flat_map(|m| m.keys()) {
+        if !known.contains(&k.as_str()) {
+            let mut path = at.to_vec();
+            path.push(Segment::Key(k.clone()));
+            out.push(FieldProblem {
+                kind: fv::ProblemKind::Unknown,
+                path,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, kind: DocumentKind, level: FieldValidation) -> Vec<Document> {
+        read_documents(text, "in", kind, level, 1 << 20).unwrap()
+    }
+
+    #[test]
+    fn streams_lists_and_arrays() {
+        let stream =
+            "kind: Pod\nmetadata: {name: a, namespace: x}\n---\n---\nkind: Pod\nmetadata: {name: b}\n";
+        let docs = read(stream, DocumentKind::Pod, FieldValidation::Strict);
+        let names: Vec<String> = docs.iter().map(Document::display_name).collect();
+        assert_eq!(names, ["x/a", "b"]);
+        let list = r#"{"apiVersion":"v1","kind":"List","items":[{"kind":"Pod","metadata":{"name":"a","name":"a2"}},{"kind":"Pod","spec":{"bogus":1}}]}"#;
+        let docs = read(list, DocumentKind::Pod, FieldValidation::Warn);
+        assert_eq!(docs[0].warnings, [r#"duplicate field "metadata.name""#]);
+        assert_eq!(docs[1].warnings, [r#"unknown field "spec.bogus""#]);
+        assert_eq!(docs[1].display_name(), "#2");
+        let docs = read(
+            r#"[{"kind":"Deployment"}]"#,
+            DocumentKind::Pod,
+            FieldValidation::Ignore,
+        );
+        assert!(docs[0].error.as_deref().unwrap().contains("Deployment"));
+        assert!(read_documents("", "in", DocumentKind::Pod, FieldValidation::Ignore, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn ignore_reports_nothing_but_type_errors() {
+        let docs = read("spec: {bogus: 1}\n", DocumentKind::Pod, FieldValidation::Ignore);
+        assert!(docs[0].warnings.is_empty() && docs[0].error.is_none());
+        let docs = read(
+            "spec: {containers: [{name: 1}]}\n",
+            DocumentKind::Pod,
+            FieldValidation::Ignore,
+        );
+        assert!(
+            docs[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("spec.containers[0].name")
+        );
+    }
+
+    #[test]
+    fn requests_and_reviews_check_their_pods() {
+        let req = "node: {kind: Node, status: {allocatable: {cpu: 1}, bogus: 1}}\ndesired: {spec: {containers: [{name: a, resource: {}}]}}\nallocatedPods: [{spec: {x: 1}}]\n";
+        let docs = read(req, DocumentKind::AllocationRequest, FieldValidation::Warn);
+        assert_eq!(
+            docs[0].warnings,
+            [
+                r#"unknown field "desired.spec.containers[0].resource""#,
+                r#"unknown field "node.status.bogus""#,
+                r#"unknown field "allocatedPods[0].spec.x""#,
+            ]
+        );
+        let review = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"","version":"v1","kind":"Pod"},"subresource":"dynamic","object":{"spec":{"containerz":[]}}}}"#;
+        let docs = read(review, DocumentKind::AdmissionReview, FieldValidation::Strict);
+        assert_eq!(
+            docs[0].error.as_deref(),
+            Some(
+                r#"strict decoding error: unknown field "request.subresource", unknown field "request.object.spec.containerz""#
+            )
+        );
+        let docs = read(
+            "kind: Node\nmetadata: {name: n1}\n",
+            DocumentKind::Node,
+            FieldValidation::Strict,
+        );
+        assert_eq!(docs[0].name, "n1");
+        assert!(
+            read_documents(
+                "kind: Node\n---\nkind: Node\n",
+                "node",
+                DocumentKind::Node,
+                FieldValidation::Strict,
+                1 << 20
+            )
+            .is_err()
+        );
+    }
+}
