@@ -294,7 +294,11 @@ pub(crate) struct CheckedValue {
 
 /// Parse JSON or YAML text like [`document::parse_text`], noting duplicate keys. A YAML stream of
 /// several documents gives one [`CheckedValue`] each.
-pub(crate) fn parse_checked(text: &str, input: &str, max_bytes: u64) -> Result<Vec<CheckedValue>, InputError> {
+pub(crate) fn parse_checked(
+    text: &str,
+    input: &str,
+    max_bytes: u64,
+) -> Result<Vec<CheckedValue>, InputError> {
     let len = text.len() as u64;
     if len > max_bytes {
         return Err(InputError::TooLarge {

@@ -221,8 +221,7 @@ fn pod_document(item: Item, input: &str, level: FieldValidation, index: u32) -> 
         value: item.value,
         duplicates: item.duplicates,
     };
-    let problems =
-        fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
+    let problems = fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
     settle(&mut out, problems, level);
     out
 }
@@ -382,8 +381,7 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
                 let mut v = v.clone();
                 crate::document::normalize_quantities(&mut v);
                 // A field of the wrong type is the review's to report (a 400 answer, not an error).
-                let _decoded =
-                    fv::decode_checked::<Pod>(v, input, &[key("request"), key(k)], &mut problems);
+                let _decoded = fv::decode_checked::<Pod>(v, input, &[key("request"), key(k)], &mut problems);
             }
         }
     }

@@ -17,7 +17,6 @@ use crate::document::{self, InputError};
 pub(crate) mod schema;
 mod strategic;
 
-
 /// The input name patch errors are reported under (the CLI maps it to `--patch`/`--patch-file`).
 pub(crate) const PATCH_INPUT: &str = "patch";
 
@@ -97,7 +96,11 @@ pub fn apply_patch(
 }
 
 /// [`apply_patch`] on parsed documents.
-pub(crate) fn apply_patch_value(original: Value, patch: Value, patch_type: PatchType) -> Result<Value, InputError> {
+pub(crate) fn apply_patch_value(
+    original: Value,
+    patch: Value,
+    patch_type: PatchType,
+) -> Result<Value, InputError> {
     match patch_type {
         PatchType::Strategic => {
             let (Value::Object(o), Value::Object(p)) = (original, patch) else {

@@ -480,7 +480,10 @@ mod tests {
         let e = Settings::parse("maxInputBytes: lots").unwrap_err();
         assert!(e.to_string().contains("maxInputBytes"), "{e}");
         let s = Settings::parse("fieldValidation: strict").unwrap();
-        assert_eq!(s.field_validation, crate::field_validation::FieldValidation::Strict);
+        assert_eq!(
+            s.field_validation,
+            crate::field_validation::FieldValidation::Strict
+        );
     }
 
     #[test]

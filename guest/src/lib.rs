@@ -226,9 +226,7 @@ fn allocation_to_wit(d: podmut_core::AllocationDecision) -> node::AllocationDeci
     }
 }
 
-fn probe_reconciliation_to_wit(
-    plan: podmut_core::ProbeReconciliation,
-) -> node::ProbeReconciliation {
+fn probe_reconciliation_to_wit(plan: podmut_core::ProbeReconciliation) -> node::ProbeReconciliation {
     node::ProbeReconciliation {
         reconciled: plan.reconciled,
         reason: plan.reason,

@@ -83,50 +83,53 @@ pub fn native_retry(request: &str) -> Value {
 /// podmut-core's answer to `allocate(request)`.
 pub fn native_allocate(request: &str) -> Value {
     match podmut_core::allocate_document(request) {
-        Ok(d) => {
-            let podmut_core::AllocationDecision {
-                outcome,
-                reason,
-                message,
-                allocated_pod,
-                resize_pending,
-                changes,
-                notes,
-            } = &d;
-            let pending = resize_pending.as_ref().map(|p| {
-                let podmut_core::PendingCondition {
-                    type_,
-                    status,
-                    reason,
-                    message,
-                    observed_generation,
-                } = p;
-                condition(type_, status, reason, message, *observed_generation)
-            });
-            let changes: Vec<Value> = changes
-                .iter()
-                .map(|c| {
-                    let podmut_core::Change {
-                        kind,
-                        container,
-                        container_list,
-                        detail,
-                    } = c;
-                    change(kind.as_str(), container, container_list, detail)
-                })
-                .collect();
-            json!({
-                "outcome": outcome.as_str(),
-                "reason": reason,
-                "message": message,
-                "resizePending": pending,
-                "changes": changes,
-                "notes": notes,
-                "allocatedPod": serde_json::to_value(allocated_pod).unwrap_or(Value::Null),
-            })
-        }
+        Ok(d) => native_decision(&d),
         Err(e) => native_input_error(&e),
     }
+}
+
+/// podmut-core's allocation decision as the answer (also a `plan` case's allocation).
+pub(crate) fn native_decision(d: &podmut_core::AllocationDecision) -> Value {
+    let podmut_core::AllocationDecision {
+        outcome,
+        reason,
+        message,
+        allocated_pod,
+        resize_pending,
+        changes,
+        notes,
+    } = d;
+    let pending = resize_pending.as_ref().map(|p| {
+        let podmut_core::PendingCondition {
+            type_,
+            status,
+            reason,
+            message,
+            observed_generation,
+        } = p;
+        condition(type_, status, reason, message, *observed_generation)
+    });
+    let changes: Vec<Value> = changes
+        .iter()
+        .map(|c| {
+            let podmut_core::Change {
+                kind,
+                container,
+                container_list,
+                detail,
+            } = c;
+            change(kind.as_str(), container, container_list, detail)
+        })
+        .collect();
+    json!({
+        "outcome": outcome.as_str(),
+        "reason": reason,
+        "message": message,
+        "resizePending": pending,
+        "changes": changes,
+        "notes": notes,
+        "allocatedPod": serde_json::to_value(allocated_pod).unwrap_or(Value::Null),
+    })
 }
 
 /// The component's answer to `retry-order(pending)`.
@@ -162,57 +165,62 @@ pub fn wasm_retry(request: &str) -> Value {
 
 /// The component's answer to `allocate(request)`.
 pub fn wasm_allocate(request: &str) -> Value {
-    use podmut::bindings::exports::podmut::policy::node;
     match runtime().allocate(request) {
-        Ok(d) => {
-            let node::AllocationDecision {
-                outcome,
-                reason,
-                message,
-                allocated_pod,
-                resize_pending,
-                changes,
-                notes,
-            } = &d;
-            let pending = resize_pending.as_ref().map(|p| {
-                let node::PodCondition {
-                    type_,
-                    status,
-                    reason,
-                    message,
-                    observed_generation,
-                } = p;
-                condition(type_, status, reason, message, *observed_generation)
-            });
-            let changes: Vec<Value> = changes
-                .iter()
-                .map(|c| {
-                    let node::AllocationChange {
-                        kind,
-                        container,
-                        container_list,
-                        detail,
-                    } = c;
-                    change(kind, container, container_list, detail)
-                })
-                .collect();
-            json!({
-                "outcome": podmut::output::outcome_name(*outcome),
-                "reason": reason,
-                "message": message,
-                "resizePending": pending,
-                "changes": changes,
-                "notes": notes,
-                "allocatedPod": serde_json::from_str::<Value>(allocated_pod)
-                    .unwrap_or_else(|e| json!({"notJson": e.to_string()})),
-            })
-        }
+        Ok(d) => wasm_decision(&d),
         Err(e) => component_error(&e),
     }
 }
 
+/// The component's allocation decision as the answer, in [`native_decision`]'s shape.
+pub(crate) fn wasm_decision(
+    d: &podmut::bindings::exports::podmut::policy::node::AllocationDecision,
+) -> Value {
+    use podmut::bindings::exports::podmut::policy::node;
+    let node::AllocationDecision {
+        outcome,
+        reason,
+        message,
+        allocated_pod,
+        resize_pending,
+        changes,
+        notes,
+    } = d;
+    let pending = resize_pending.as_ref().map(|p| {
+        let node::PodCondition {
+            type_,
+            status,
+            reason,
+            message,
+            observed_generation,
+        } = p;
+        condition(type_, status, reason, message, *observed_generation)
+    });
+    let changes: Vec<Value> = changes
+        .iter()
+        .map(|c| {
+            let node::AllocationChange {
+                kind,
+                container,
+                container_list,
+                detail,
+            } = c;
+            change(kind, container, container_list, detail)
+        })
+        .collect();
+    json!({
+        "outcome": podmut::output::outcome_name(*outcome),
+        "reason": reason,
+        "message": message,
+        "resizePending": pending,
+        "changes": changes,
+        "notes": notes,
+        "allocatedPod": serde_json::from_str::<Value>(allocated_pod)
+            .unwrap_or_else(|e| json!({"notJson": e.to_string()})),
+    })
+}
+
 /// The fixture summary of an answer.
-fn view(answer: &Value) -> Value {
+pub(crate) fn view(answer: &Value) -> Value {
     if let Some(order) = answer.get("order").and_then(Value::as_array) {
         let pods: Vec<Value> = order.iter().map(|e| e["pod"].clone()).collect();
         return json!({"retryOrder": pods, "dropped": answer["dropped"]});

@@ -60,78 +60,84 @@ fn wasm(c: &Case) -> Value {
 /// podmut-core's answer to `check(old, new, sub, settings)` (documents as text).
 pub fn native_answer(old: Option<&str>, new: &str, sub: podmut_core::Subresource, settings: &str) -> Value {
     match podmut_core::check_documents(old, new, sub, settings) {
-        Ok(v) => {
-            let podmut_core::Verdict {
-                allowed,
-                errors,
-                warnings,
-                message,
-            } = &v;
-            let errors: Vec<Value> = errors
-                .iter()
-                .map(|e| {
-                    let podmut_core::FieldError {
-                        error_type,
-                        field,
-                        bad_value: _,
-                        detail,
-                        origin,
-                    } = e;
-                    error(
-                        error_type.cause_type(),
-                        &field.to_string(),
-                        detail,
-                        e.rendered_bad_value().as_deref(),
-                        origin,
-                        &e.body(),
-                    )
-                })
-                .collect();
-            answer(*allowed, &errors, warnings, message)
-        }
+        Ok(v) => native_verdict(&v),
         Err(e) => native_input_error(&e),
     }
+}
+
+/// podmut-core's verdict as the answer (also `patch` and `plan` cases' admission).
+pub(crate) fn native_verdict(v: &podmut_core::Verdict) -> Value {
+    let podmut_core::Verdict {
+        allowed,
+        errors,
+        warnings,
+        message,
+    } = v;
+    let errors: Vec<Value> = errors
+        .iter()
+        .map(|e| {
+            let podmut_core::FieldError {
+                error_type,
+                field,
+                bad_value: _,
+                detail,
+                origin,
+            } = e;
+            error(
+                error_type.cause_type(),
+                &field.to_string(),
+                detail,
+                e.rendered_bad_value().as_deref(),
+                origin,
+                &e.body(),
+            )
+        })
+        .collect();
+    answer(*allowed, &errors, warnings, message)
 }
 
 /// The component's answer to `check(old, new, sub, settings)`, in the same shape.
 pub fn wasm_answer(old: Option<&str>, new: &str, sub: podmut::types::Subresource, settings: &str) -> Value {
     match runtime().check(old, new, sub, settings) {
-        Ok(v) => {
-            let podmut::types::Verdict {
-                allowed,
-                errors,
-                warnings,
-                message,
-            } = &v;
-            let errors: Vec<Value> = errors
-                .iter()
-                .map(|e| {
-                    let podmut::types::FieldError {
-                        field,
-                        type_,
-                        detail,
-                        bad_value,
-                        origin,
-                        message,
-                    } = e;
-                    error(
-                        podmut::output::cause_type(*type_),
-                        field,
-                        detail,
-                        bad_value.as_deref(),
-                        origin,
-                        message,
-                    )
-                })
-                .collect();
-            answer(*allowed, &errors, warnings, message)
-        }
+        Ok(v) => wasm_verdict(&v),
         Err(e) => component_error(&e),
     }
 }
 
+/// The component's verdict as the answer, in [`native_verdict`]'s shape.
+pub(crate) fn wasm_verdict(v: &podmut::types::Verdict) -> Value {
+    let podmut::types::Verdict {
+        allowed,
+        errors,
+        warnings,
+        message,
+    } = v;
+    let errors: Vec<Value> = errors
+        .iter()
+        .map(|e| {
+            let podmut::types::FieldError {
+                field,
+                type_,
+                detail,
+                bad_value,
+                origin,
+                message,
+            } = e;
+            error(
+                podmut::output::cause_type(*type_),
+                field,
+                detail,
+                bad_value.as_deref(),
+                origin,
+                message,
+            )
+        })
+        .collect();
+    answer(*allowed, &errors, warnings, message)
+}
+
 /// The answer less each error's `message`.
-fn view(answer: &Value) -> Value {
+pub(crate) fn view(answer: &Value) -> Value {
     let mut v = answer.clone();
     if let Some(errors) = v.get_mut("errors").and_then(Value::as_array_mut) {
         for e in errors {

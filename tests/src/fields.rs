@@ -8,10 +8,14 @@
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, runtime};
+use crate::{Area, Case, component_error, native_input_error, runtime};
 
 /// The fields area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area {
+    native,
+    wasm,
+    view: Value::clone,
+};
 
 fn get<'a>(c: &'a Case, key: &str, default: &'a str) -> &'a str {
     c.request
@@ -35,11 +39,11 @@ fn native(c: &Case) -> Value {
         "allocation-request" => K::AllocationRequest,
         "retry-request" => K::RetryRequest,
         "statuses-request" => K::StatusesRequest,
-        other => return input_error(format!("unknown kind {other}")),
+        other => return json!({"caseError": format!("unknown kind {other}")}),
     };
     let level: FieldValidation = match get(c, "validation", "strict").parse() {
         Ok(l) => l,
-        Err(e) => return input_error(e),
+        Err(e) => return json!({"caseError": e.to_string()}),
     };
     match podmut_core::read_documents(get(c, "text", ""), "input", kind, level, 1 << 22) {
         Ok(docs) => {
@@ -49,7 +53,7 @@ fn native(c: &Case) -> Value {
                 .collect();
             json!({ "documents": docs })
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => native_input_error(&e),
     }
 }
 
@@ -62,13 +66,13 @@ fn wasm(c: &Case) -> Value {
         "allocation-request" => K::AllocationRequest,
         "retry-request" => K::RetryRequest,
         "statuses-request" => K::StatusesRequest,
-        other => return input_error(format!("unknown kind {other}")),
+        other => return json!({"caseError": format!("unknown kind {other}")}),
     };
     let level = match get(c, "validation", "strict") {
         "strict" | "true" => F::Strict,
         "warn" => F::Warn,
         "ignore" | "false" => F::Ignore,
-        other => return input_error(format!("unknown validation {other}")),
+        other => return json!({"caseError": format!("unknown validation {other}")}),
     };
     match runtime().read_documents(get(c, "text", ""), "input", kind, level) {
         Ok(docs) => {
@@ -78,6 +82,6 @@ fn wasm(c: &Case) -> Value {
                 .collect();
             json!({ "documents": docs })
         }
-        Err(e) => input_error(e.to_string()),
+        Err(e) => component_error(&e),
     }
 }

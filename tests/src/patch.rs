@@ -1,15 +1,21 @@
 //! `patch` cases: an old Pod and a patch (`kubectl patch`'s three types), judged on a request path.
 //!
 //! `request: {patch: <object, list or text>, type: strategic|merge|json}` (type defaults to
-//! strategic). Outcome: `{"patched": <the patched Pod>, "allowed", "errors": [{"type", "field",
-//! "origin"}]}` or `{"inputError": text}`.
+//! strategic). Answer (both ways): the `check` answer of the old Pod and the patched one (see
+//! [`crate::check`]) plus `"patched": <the patched Pod>`, or an input error. A fixture's `expect`
+//! is compared with it less each error's `message`, as in `check` cases.
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime, settings_text};
+use crate::check::{native_verdict, view as verdict_view, wasm_verdict};
+use crate::{Area, Case, component_error, json_text, native_input_error, runtime, settings_text};
 
 /// The patch area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area {
+    native,
+    wasm,
+    view: verdict_view,
+};
 
 fn patch_text(c: &Case) -> String {
     match c.request.as_ref().and_then(|r| r.get("patch")) {
@@ -28,61 +34,53 @@ fn patch_type(c: &Case) -> String {
         .to_owned()
 }
 
-fn outcome(patched: &str, allowed: bool, errors: &[Value]) -> Value {
-    let patched: Value = serde_json::from_str(patched).unwrap_or(Value::Null);
-    json!({"patched": patched, "allowed": allowed, "errors": errors})
+fn answer(patched: &str, mut verdict: Value) -> Value {
+    let patched: Value = serde_json::from_str(patched).unwrap_or_else(|e| json!({"notJson": e.to_string()}));
+    if let Some(o) = verdict.as_object_mut() {
+        o.insert("patched".into(), patched);
+    }
+    verdict
 }
 
 fn native(c: &Case) -> Value {
     let old = json_text(c.old.as_ref()).unwrap_or_default();
-    let (Ok(sub), Ok(kind)) = (
-        c.subresource.parse::<podmut_core::Subresource>(),
-        patch_type(c).parse::<podmut_core::PatchType>(),
-    ) else {
-        return input_error("bad subresource or patch type");
+    let sub = match c.subresource.parse::<podmut_core::Subresource>() {
+        Ok(s) => s,
+        Err(e) => return json!({"caseError": e}),
+    };
+    let kind = match patch_type(c).parse::<podmut_core::PatchType>() {
+        Ok(k) => k,
+        Err(e) => return json!({"caseError": e.to_string()}),
     };
     let patched = match podmut_core::apply_patch(&old, &patch_text(c), kind, 1 << 22) {
         Ok(v) => v.to_string(),
-        Err(e) => return input_error(e.to_string()),
+        Err(e) => return native_input_error(&e),
     };
     match podmut_core::check_documents(Some(&old), &patched, sub, &settings_text(c)) {
-        Ok(v) => {
-            let errors: Vec<Value> = v
-                .errors
-                .iter()
-                .map(|e| json!({"type": e.error_type.cause_type(), "field": e.field.to_string(), "origin": e.origin}))
-                .collect();
-            outcome(&patched, v.allowed, &errors)
-        }
-        Err(e) => input_error(e.to_string()),
+        Ok(v) => answer(&patched, native_verdict(&v)),
+        Err(e) => native_input_error(&e),
     }
 }
 
 fn wasm(c: &Case) -> Value {
     use podmut::types::PatchType;
     let old = json_text(c.old.as_ref()).unwrap_or_default();
-    let Ok(sub) = podmut::output::parse_subresource(&c.subresource) else {
-        return input_error("bad subresource or patch type");
+    let sub = match podmut::output::parse_subresource(&c.subresource) {
+        Ok(s) => s,
+        Err(e) => return json!({"caseError": e}),
     };
     let kind = match patch_type(c).as_str() {
         "strategic" => PatchType::Strategic,
         "merge" => PatchType::Merge,
         "json" => PatchType::Json,
-        _ => return input_error("bad subresource or patch type"),
+        other => return json!({"caseError": format!("unknown patch type {other}")}),
     };
     let patched = match runtime().apply_patch(&old, &patch_text(c), kind) {
         Ok(p) => p,
-        Err(e) => return input_error(e.to_string()),
+        Err(e) => return component_error(&e),
     };
     match runtime().check(Some(&old), &patched, sub, &settings_text(c)) {
-        Ok(v) => {
-            let errors: Vec<Value> = v
-                .errors
-                .iter()
-                .map(|e| json!({"type": podmut::output::cause_type(e.type_), "field": e.field, "origin": e.origin}))
-                .collect();
-            outcome(&patched, v.allowed, &errors)
-        }
-        Err(e) => input_error(e.to_string()),
+        Ok(v) => answer(&patched, wasm_verdict(&v)),
+        Err(e) => component_error(&e),
     }
 }

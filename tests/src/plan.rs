@@ -1,18 +1,21 @@
 //! `plan` cases: one report of what a change does end to end.
 //!
 //! `old`, `new`, `subresource`, `settings`, and `request: {node: <Node>, pods: [<Pod>...]}`
-//! (both optional). Outcome: `{"admission": {"allowed", "errors": [{"type", "field", "origin"}]},
-//! "qos": {"before", "after"}, "allocation": {"outcome", "changes": [{"kind", "container"}]} |
-//! {"skipped": why}, "probes": {"reconciled", "actions": [{"container", "probe", "action"}]} |
-//! {"skipped": why}, "statuses": <the statuses report> | {"skipped": why}, "applies"}` or
-//! `{"inputError": text}`.
+//! (both optional). Answer (both ways): `{"admission": <the check answer>, "qos": {"before",
+//! "after"}, "allocation": <the allocate answer> | {"skipped": why}, "probes": <the probes
+//! answer> | {"skipped": why}, "statuses": <the statuses report> | {"skipped": why}, "applies"}`
+//! or an input error. A fixture's `expect` is compared with each section through its own area's
+//! view ([`crate::check`], [`crate::allocate`], [`crate::probes`], [`crate::statuses`]).
 
 use serde_json::{Value, json};
 
-use crate::{Area, Case, input_error, json_text, runtime, settings_text};
+use crate::{
+    Area, Case, allocate, check, component_error, json_text, native_input_error, probes, runtime,
+    settings_text, statuses,
+};
 
 /// The plan area.
-pub const AREA: Area = Area { native, wasm };
+pub const AREA: Area = Area { native, wasm, view };
 
 fn node(c: &Case) -> Option<String> {
     c.request
@@ -32,15 +35,11 @@ fn skipped(why: &str) -> Value {
     json!({ "skipped": why })
 }
 
-fn statuses(s: Option<&String>, why: &str) -> Value {
-    s.and_then(|s| serde_json::from_str(s).ok())
-        .unwrap_or_else(|| skipped(why))
-}
-
 fn native(c: &Case) -> Value {
     use podmut_core::{PlanInput, Section};
-    let Ok(sub) = c.subresource.parse::<podmut_core::Subresource>() else {
-        return input_error("bad subresource");
+    let sub = match c.subresource.parse::<podmut_core::Subresource>() {
+        Ok(s) => s,
+        Err(e) => return json!({"caseError": e}),
     };
     let (old, new) = (
         json_text(c.old.as_ref()).unwrap_or_default(),
@@ -57,50 +56,35 @@ fn native(c: &Case) -> Value {
     };
     let p = match podmut_core::plan(&input) {
         Ok(p) => p,
-        Err(e) => return input_error(e.to_string()),
+        Err(e) => return native_input_error(&e),
     };
-    let errors: Vec<Value> = p
-        .admission
-        .errors
-        .iter()
-        .map(|e| json!({"type": e.error_type.cause_type(), "field": e.field.to_string(), "origin": e.origin}))
-        .collect();
     let allocation = match &p.allocation {
-        Section::Done(d) => {
-            let changes: Vec<Value> = d
-                .changes
-                .iter()
-                .map(|ch| json!({"kind": ch.kind.as_str(), "container": ch.container}))
-                .collect();
-            json!({"outcome": d.outcome.as_str(), "changes": changes})
-        }
+        Section::Done(d) => allocate::native_decision(d),
         Section::Skipped(why) => skipped(why),
     };
     let probes = match &p.probes {
-        Section::Done(r) => {
-            let actions: Vec<Value> = r
-                .actions
-                .iter()
-                .map(|a| json!({"container": a.container, "probe": a.probe.as_str(), "action": a.action.as_str()}))
-                .collect();
-            json!({"reconciled": r.reconciled, "actions": actions})
-        }
+        Section::Done(r) => probes::native_reconciliation(r),
+        Section::Skipped(why) => skipped(why),
+    };
+    let statuses = match &p.statuses {
+        Section::Done(s) => statuses::parse(s),
         Section::Skipped(why) => skipped(why),
     };
     json!({
-        "admission": {"allowed": p.admission.allowed, "errors": errors},
+        "admission": check::native_verdict(&p.admission),
         "qos": {"before": p.qos.before.as_str(), "after": p.qos.after.as_str()},
         "allocation": allocation,
         "probes": probes,
-        "statuses": statuses(p.statuses.done(), p.statuses.skipped()),
+        "statuses": statuses,
         "applies": p.applies(),
     })
 }
 
 fn wasm(c: &Case) -> Value {
-    use podmut::output::{cause_type, outcome_name, parse_subresource, qos_name};
-    let Ok(sub) = parse_subresource(&c.subresource) else {
-        return input_error("bad subresource");
+    use podmut::output::{parse_subresource, qos_name};
+    let sub = match parse_subresource(&c.subresource) {
+        Ok(s) => s,
+        Err(e) => return json!({"caseError": e}),
     };
     let (old, new) = (
         json_text(c.old.as_ref()).unwrap_or_default(),
@@ -117,46 +101,47 @@ fn wasm(c: &Case) -> Value {
     };
     let p = match runtime().plan(&request) {
         Ok(p) => p,
-        Err(e) => return input_error(e.to_string()),
+        Err(e) => return component_error(&e),
     };
-    let errors: Vec<Value> = p
-        .admission
-        .errors
-        .iter()
-        .map(|e| json!({"type": cause_type(e.type_), "field": e.field, "origin": e.origin}))
-        .collect();
-    let allocation = p.allocation.as_ref().map_or_else(
-        || skipped(&p.allocation_skipped),
-        |d| {
-            let changes: Vec<Value> = d
-                .changes
-                .iter()
-                .map(|ch| json!({"kind": ch.kind, "container": ch.container}))
-                .collect();
-            json!({"outcome": outcome_name(d.outcome), "changes": changes})
-        },
-    );
-    let probes = p.probes.as_ref().map_or_else(
-        || skipped(&p.probes_skipped),
-        |r| {
-            let actions: Vec<Value> = r
-                .actions
-                .iter()
-                .map(|a| json!({"container": a.container, "probe": a.probe, "action": a.action}))
-                .collect();
-            json!({"reconciled": r.reconciled, "actions": actions})
-        },
-    );
+    let allocation = p
+        .allocation
+        .as_ref()
+        .map_or_else(|| skipped(&p.allocation_skipped), allocate::wasm_decision);
+    let probes = p
+        .probes
+        .as_ref()
+        .map_or_else(|| skipped(&p.probes_skipped), probes::wasm_reconciliation);
+    let statuses = p
+        .statuses
+        .as_deref()
+        .map_or_else(|| skipped(&p.statuses_skipped), statuses::parse);
     let applies = p.admission.allowed
         && p.allocation
             .as_ref()
             .is_none_or(|d| matches!(d.outcome, podmut::types::AllocationOutcome::Allocated));
     json!({
-        "admission": {"allowed": p.admission.allowed, "errors": errors},
+        "admission": check::wasm_verdict(&p.admission),
         "qos": {"before": qos_name(p.qos.before), "after": qos_name(p.qos.after)},
         "allocation": allocation,
         "probes": probes,
-        "statuses": statuses(p.statuses.as_ref(), &p.statuses_skipped),
+        "statuses": statuses,
         "applies": applies,
     })
+}
+
+/// Each section through its area's view (a skipped section as it is).
+fn view(answer: &Value) -> Value {
+    let mut v = answer.clone();
+    let sections: [(&str, fn(&Value) -> Value); 4] = [
+        ("admission", check::view),
+        ("allocation", allocate::view),
+        ("probes", probes::view),
+        ("statuses", statuses::view),
+    ];
+    for (key, section_view) in sections {
+        if let Some(s) = v.get_mut(key).filter(|s| s.get("skipped").is_none()) {
+            *s = section_view(s);
+        }
+    }
+    v
 }

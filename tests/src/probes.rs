@@ -67,106 +67,114 @@ fn wasm(c: &Case) -> Value {
 /// podmut-core's answer to `probe-plan(old, new, settings)`.
 pub fn native_answer(old: &str, new: &str, settings: &str) -> Value {
     match podmut_core::probe_plan_documents(old, new, settings) {
-        Ok(p) => {
-            let podmut_core::ProbeReconciliation {
-                reconciled,
-                reason,
-                actions,
-            } = &p;
-            let actions: Vec<Value> = actions
-                .iter()
-                .map(|a| {
-                    let podmut_core::ProbeAction {
-                        container,
-                        container_list,
-                        probe,
-                        action,
-                        changed_fields,
-                        reset_counts,
-                        cancel_in_flight,
-                        run_promptly,
-                        next_run,
-                        initial_result,
-                        ready_effect,
-                        started_effect,
-                        event,
-                        notes,
-                    } = a;
-                    Row {
-                        container,
-                        list: container_list,
-                        probe: probe.as_str(),
-                        action: action.as_str(),
-                        changed: changed_fields,
-                        flags: (*reset_counts, *cancel_in_flight, *run_promptly),
-                        next_run,
-                        initial: initial_result.as_deref(),
-                        effects: (ready_effect, started_effect),
-                        event: event.as_deref(),
-                        notes,
-                    }
-                    .json()
-                })
-                .collect();
-            json!({"reconciled": reconciled, "reason": reason, "actions": actions})
-        }
+        Ok(p) => native_reconciliation(&p),
         Err(e) => native_input_error(&e),
     }
 }
 
+/// podmut-core's probe plan as the answer (also a `plan` case's probes).
+pub(crate) fn native_reconciliation(p: &podmut_core::ProbeReconciliation) -> Value {
+    let podmut_core::ProbeReconciliation {
+        reconciled,
+        reason,
+        actions,
+    } = p;
+    let actions: Vec<Value> = actions
+        .iter()
+        .map(|a| {
+            let podmut_core::ProbeAction {
+                container,
+                container_list,
+                probe,
+                action,
+                changed_fields,
+                reset_counts,
+                cancel_in_flight,
+                run_promptly,
+                next_run,
+                initial_result,
+                ready_effect,
+                started_effect,
+                event,
+                notes,
+            } = a;
+            Row {
+                container,
+                list: container_list,
+                probe: probe.as_str(),
+                action: action.as_str(),
+                changed: changed_fields,
+                flags: (*reset_counts, *cancel_in_flight, *run_promptly),
+                next_run,
+                initial: initial_result.as_deref(),
+                effects: (ready_effect, started_effect),
+                event: event.as_deref(),
+                notes,
+            }
+            .json()
+        })
+        .collect();
+    json!({"reconciled": reconciled, "reason": reason, "actions": actions})
+}
+
 /// The component's answer to `probe-plan(old, new, settings)`.
 pub fn wasm_answer(old: &str, new: &str, settings: &str) -> Value {
-    use podmut::bindings::exports::podmut::policy::node;
     match runtime().probe_plan(old, new, settings) {
-        Ok(p) => {
-            let node::ProbeReconciliation {
-                reconciled,
-                reason,
-                actions,
-            } = &p;
-            let actions: Vec<Value> = actions
-                .iter()
-                .map(|a| {
-                    let node::ProbeAction {
-                        container,
-                        container_list,
-                        probe,
-                        action,
-                        changed_fields,
-                        reset_counts,
-                        cancel_in_flight,
-                        run_promptly,
-                        next_run,
-                        initial_result,
-                        ready_effect,
-                        started_effect,
-                        event,
-                        notes,
-                    } = a;
-                    Row {
-                        container,
-                        list: container_list,
-                        probe,
-                        action,
-                        changed: changed_fields,
-                        flags: (*reset_counts, *cancel_in_flight, *run_promptly),
-                        next_run,
-                        initial: initial_result.as_deref(),
-                        effects: (ready_effect, started_effect),
-                        event: event.as_deref(),
-                        notes,
-                    }
-                    .json()
-                })
-                .collect();
-            json!({"reconciled": reconciled, "reason": reason, "actions": actions})
-        }
+        Ok(p) => wasm_reconciliation(&p),
         Err(e) => component_error(&e),
     }
 }
 
+/// The component's probe plan as the answer, in [`native_reconciliation`]'s shape.
+pub(crate) fn wasm_reconciliation(
+    p: &podmut::bindings::exports::podmut::policy::node::ProbeReconciliation,
+) -> Value {
+    use podmut::bindings::exports::podmut::policy::node;
+    let node::ProbeReconciliation {
+        reconciled,
+        reason,
+        actions,
+    } = p;
+    let actions: Vec<Value> = actions
+        .iter()
+        .map(|a| {
+            let node::ProbeAction {
+                container,
+                container_list,
+                probe,
+                action,
+                changed_fields,
+                reset_counts,
+                cancel_in_flight,
+                run_promptly,
+                next_run,
+                initial_result,
+                ready_effect,
+                started_effect,
+                event,
+                notes,
+            } = a;
+            Row {
+                container,
+                list: container_list,
+                probe,
+                action,
+                changed: changed_fields,
+                flags: (*reset_counts, *cancel_in_flight, *run_promptly),
+                next_run,
+                initial: initial_result.as_deref(),
+                effects: (ready_effect, started_effect),
+                event: event.as_deref(),
+                notes,
+            }
+            .json()
+        })
+        .collect();
+    json!({"reconciled": reconciled, "reason": reason, "actions": actions})
+}
+
 /// The answer less `reason` and the actions' `notes`.
-fn view(answer: &Value) -> Value {
+pub(crate) fn view(answer: &Value) -> Value {
     let mut v = answer.clone();
     if let Some(o) = v.as_object_mut() {
         o.remove("reason");

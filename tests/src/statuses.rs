@@ -14,7 +14,7 @@ use crate::{Area, Case, component_error, json_text, native_input_error, runtime}
 pub const AREA: Area = Area { native, wasm, view };
 
 /// The report text both implementations return, as JSON.
-fn parse(report: &str) -> Value {
+pub(crate) fn parse(report: &str) -> Value {
     serde_json::from_str(report).unwrap_or_else(|e| json!({"notJson": e.to_string(), "text": report}))
 }
 
@@ -43,7 +43,7 @@ pub fn wasm_answer(request: &str) -> Value {
 }
 
 /// The fixture summary of a report.
-fn view(r: &Value) -> Value {
+pub(crate) fn view(r: &Value) -> Value {
     if r.get("notJson").is_some() {
         return r.clone();
     }

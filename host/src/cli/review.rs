@@ -40,7 +40,7 @@ pub(crate) struct ReviewArgs {
     /// With --server: how long to keep trying (connection refused, HTTP 503 while the webhook
     /// starts) before giving up.
     #[arg(long, value_name = "DURATION", default_value = "30s", requires = "server",
-          value_parser = super::serve::parse_duration)]
+          value_parser = crate::units::parse_duration)]
     request_timeout: Duration,
     #[command(flatten)]
     validate: ValidateArgs,
