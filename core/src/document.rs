@@ -85,13 +85,17 @@ impl InputError {
     }
 }
 
-/// Parse JSON or YAML text into a JSON value.
-///
-/// Text whose first non-blank character is `{` or `[` is read as JSON (fast path; JSON is also
-/// YAML, so a JSON syntax error is reported as such); anything else as YAML. A multi-document YAML
-/// stream is not accepted here (see [`parse_stream`]). Nesting deeper than 128 levels is refused
-/// by both parsers.
-pub fn parse_text(text: &str, input: &str, max_bytes: u64) -> Result<Value, InputError> {
+/// A document's text after the size check, with the syntax it is read in.
+pub(crate) enum Syntax<'a> {
+    /// The first non-blank character is `{` or `[`: JSON (leading blanks and BOM removed).
+    Json(&'a str),
+    /// Anything else: YAML (the whole text, possibly several `---` documents).
+    Yaml(&'a str),
+}
+
+/// Refuse text over `max_bytes`, then tell JSON from YAML: the one place every reader of
+/// documents (plain, streams, field validation) decides both.
+pub(crate) fn syntax<'a>(text: &'a str, input: &str, max_bytes: u64) -> Result<Syntax<'a>, InputError> {
     let len = text.len() as u64;
     if len > max_bytes {
         return Err(InputError::TooLarge {
@@ -100,54 +104,60 @@ pub fn parse_text(text: &str, input: &str, max_bytes: u64) -> Result<Value, Inpu
         });
     }
     let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        return serde_json::from_str(trimmed).map_err(|e| {
-            if e.to_string().contains("recursion limit") {
-                InputError::TooLarge {
-                    input: input.to_owned(),
-                    message: format!("document nests too deeply: {e}"),
-                }
-            } else {
-                InputError::malformed(input, format!("invalid JSON: {e}"))
-            }
-        });
-    }
-    let value: Value = serde_yaml_ng::from_str(text).map_err(|e| {
-        let msg = e.to_string();
-        if msg.contains("recursion limit") {
-            InputError::TooLarge {
-                input: input.to_owned(),
-                message: format!("document nests too deeply: {msg}"),
-            }
-        } else {
-            InputError::malformed(input, format!("invalid YAML: {msg}"))
+    Ok(if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        Syntax::Json(trimmed)
+    } else {
+        Syntax::Yaml(text)
+    })
+}
+
+/// A parser's failure on `input`: too deep a nesting is `TooLarge`, anything else malformed
+/// `invalid <what>: <message>` (`what` is `JSON`, `YAML`, `YAML in document 2`).
+pub(crate) fn syntax_error(input: &str, what: &str, message: &str) -> InputError {
+    if message.contains("recursion limit") {
+        InputError::TooLarge {
+            input: input.to_owned(),
+            message: format!("document nests too deeply: {message}"),
         }
-    })?;
-    Ok(value)
+    } else {
+        InputError::malformed(input, format!("invalid {what}: {message}"))
+    }
+}
+
+/// Parse JSON or YAML text into a JSON value.
+///
+/// Text whose first non-blank character is `{` or `[` is read as JSON (fast path; JSON is also
+/// YAML, so a JSON syntax error is reported as such); anything else as YAML. A multi-document YAML
+/// stream is not accepted here (see [`parse_stream`]). Nesting deeper than 128 levels is refused
+/// by both parsers.
+pub fn parse_text(text: &str, input: &str, max_bytes: u64) -> Result<Value, InputError> {
+    match syntax(text, input, max_bytes)? {
+        Syntax::Json(json) => {
+            serde_json::from_str(json).map_err(|e| syntax_error(input, "JSON", &e.to_string()))
+        }
+        Syntax::Yaml(yaml) => {
+            serde_yaml_ng::from_str(yaml).map_err(|e| syntax_error(input, "YAML", &e.to_string()))
+        }
+    }
 }
 
 /// Parse a stream that may hold several YAML documents (`---`), a JSON array, or a `List` object,
 /// into its items.
 pub(crate) fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value>, InputError> {
-    let len = text.len() as u64;
-    if len > max_bytes {
-        return Err(InputError::TooLarge {
-            input: input.to_owned(),
-            message: format!("document is {len} bytes, more than the limit of {max_bytes} bytes"),
-        });
-    }
-    let trimmed = text.trim_start();
-    let docs: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        vec![parse_text(text, input, max_bytes)?]
-    } else {
-        let mut out = Vec::new();
-        for (i, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
-            let v = <Value as serde::Deserialize>::deserialize(doc).map_err(|e| {
-                InputError::malformed(input, format!("invalid YAML in document {}: {e}", i + 1))
-            })?;
-            out.push(v);
+    let docs: Vec<Value> = match syntax(text, input, max_bytes)? {
+        Syntax::Json(json) => {
+            vec![serde_json::from_str(json).map_err(|e| syntax_error(input, "JSON", &e.to_string()))?]
         }
-        out
+        Syntax::Yaml(yaml) => {
+            let mut out = Vec::new();
+            for (i, doc) in serde_yaml_ng::Deserializer::from_str(yaml).enumerate() {
+                let v = <Value as serde::Deserialize>::deserialize(doc).map_err(|e| {
+                    syntax_error(input, &format!("YAML in document {}", i + 1), &e.to_string())
+                })?;
+                out.push(v);
+            }
+            out
+        }
     };
     let mut items = Vec::new();
     for d in docs {

@@ -299,28 +299,23 @@ pub(crate) fn parse_checked(
     input: &str,
     max_bytes: u64,
 ) -> Result<Vec<CheckedValue>, InputError> {
-    let len = text.len() as u64;
-    if len > max_bytes {
-        return Err(InputError::TooLarge {
-            input: input.to_owned(),
-            message: format!("document is {len} bytes, more than the limit of {max_bytes} bytes"),
-        });
-    }
-    let trimmed = text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        let mut duplicates = Vec::new();
-        let mut de = serde_json::Deserializer::from_str(trimmed);
-        let value = Checked {
-            at: At::Root,
-            duplicates: &mut duplicates,
+    let yaml = match document::syntax(text, input, max_bytes)? {
+        document::Syntax::Json(json) => {
+            let mut duplicates = Vec::new();
+            let mut de = serde_json::Deserializer::from_str(json);
+            let value = Checked {
+                at: At::Root,
+                duplicates: &mut duplicates,
+            }
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+            .map_err(|e| document::syntax_error(input, "JSON", &e.to_string()))?;
+            return Ok(vec![CheckedValue { value, duplicates }]);
         }
-        .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v))
-        .map_err(|e| syntax_error(input, "JSON", &e.to_string()))?;
-        return Ok(vec![CheckedValue { value, duplicates }]);
-    }
+        document::Syntax::Yaml(yaml) => yaml,
+    };
     let mut out = Vec::new();
-    let docs: Vec<_> = serde_yaml_ng::Deserializer::from_str(text).collect();
+    let docs: Vec<_> = serde_yaml_ng::Deserializer::from_str(yaml).collect();
     let several = docs.len() > 1;
     for (i, doc) in docs.into_iter().enumerate() {
         let mut duplicates = Vec::new();
@@ -335,22 +330,11 @@ pub(crate) fn parse_checked(
             } else {
                 "YAML".to_owned()
             };
-            syntax_error(input, &what, &e.to_string())
+            document::syntax_error(input, &what, &e.to_string())
         })?;
         out.push(CheckedValue { value, duplicates });
     }
     Ok(out)
-}
-
-fn syntax_error(input: &str, what: &str, message: &str) -> InputError {
-    if message.contains("recursion limit") {
-        InputError::TooLarge {
-            input: input.to_owned(),
-            message: format!("document nests too deeply: {message}"),
-        }
-    } else {
-        InputError::malformed(input, format!("invalid {what}: {message}"))
-    }
 }
 
 // ---- step 2: the typed decoding, noting skipped fields ----------------------------------------
