@@ -78,7 +78,7 @@ impl Document {
 /// names the argument in errors (`new-pod`, `node`, ...).
 ///
 /// ```
-/// use podmut_core::inputs::{DocumentKind, read_documents};
+/// use podmut_core::{DocumentKind, read_documents};
 /// use podmut_core::FieldValidation;
 /// let text = "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\nspec: {containers: [{name: c, image: i, resource: {}}]}\n";
 /// let docs = read_documents(text, "pods", DocumentKind::Pod, FieldValidation::Strict, 1 << 20).unwrap();

@@ -75,7 +75,7 @@ impl FromStr for PatchType {
 /// declared merge key: name`).
 ///
 /// ```
-/// use podmut_core::patch::{PatchType, apply_patch};
+/// use podmut_core::{PatchType, apply_patch};
 /// let old = "kind: Pod\napiVersion: v1\nmetadata: {name: web}\nspec:\n  containers:\n  - {name: app, image: nginx:1.25}\n";
 /// let new = apply_patch(old, r#"{"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}"#, PatchType::Strategic, 1 << 20).unwrap();
 /// assert_eq!(new["spec"]["containers"][0]["image"], "nginx:1.27");

@@ -100,7 +100,7 @@ impl Default for RequestOptions {
 /// the Pod's, else `default` (where `kubectl` would send it).
 ///
 /// ```
-/// use podmut_core::review_request::{RequestOptions, admission_request};
+/// use podmut_core::{RequestOptions, admission_request};
 /// use podmut_core::Subresource;
 /// let pod = "kind: Pod\napiVersion: v1\nmetadata: {name: web}\nspec: {containers: [{name: a, image: x}]}\n";
 /// let opts = RequestOptions { subresource: Subresource::Dynamic, uid: "u-1".into(), ..Default::default() };

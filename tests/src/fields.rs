@@ -43,7 +43,7 @@ fn native(c: &Case) -> Value {
     };
     let level: FieldValidation = match get(c, "validation", "strict").parse() {
         Ok(l) => l,
-        Err(e) => return json!({"caseError": e.to_string()}),
+        Err(e) => return json!({"caseError": e}),
     };
     match podmut_core::read_documents(get(c, "text", ""), "input", kind, level, 1 << 22) {
         Ok(docs) => {

@@ -50,7 +50,7 @@ fn native(c: &Case) -> Value {
     };
     let kind = match patch_type(c).parse::<podmut_core::PatchType>() {
         Ok(k) => k,
-        Err(e) => return json!({"caseError": e.to_string()}),
+        Err(e) => return json!({"caseError": e}),
     };
     let patched = match podmut_core::apply_patch(&old, &patch_text(c), kind, 1 << 22) {
         Ok(v) => v.to_string(),

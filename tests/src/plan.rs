@@ -129,10 +129,13 @@ fn wasm(c: &Case) -> Value {
     })
 }
 
+/// An area's view of its answer.
+type View = fn(&Value) -> Value;
+
 /// Each section through its area's view (a skipped section as it is).
 fn view(answer: &Value) -> Value {
     let mut v = answer.clone();
-    let sections: [(&str, fn(&Value) -> Value); 4] = [
+    let sections: [(&str, View); 4] = [
         ("admission", check::view),
         ("allocation", allocate::view),
         ("probes", probes::view),

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::check::settings_document;
+use super::check::SettingsArgs;
 use super::inputs::{ValidateArgs, print_warnings, read_file};
 use super::{Failure, OutputFormat, PolicyArgs, emit};
 use crate::output::{
@@ -35,12 +35,8 @@ pub(crate) struct PlanArgs {
     /// The other Pods on the node, as allocated (a list, a List or a multi-document stream).
     #[arg(long, value_name = "FILE", requires = "node")]
     pods: Option<PathBuf>,
-    /// A settings profile (YAML or JSON; see policies/default.yaml).
-    #[arg(long, value_name = "FILE")]
-    settings: Option<PathBuf>,
-    /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
-    #[arg(long, value_name = "NAME=BOOL,...")]
-    feature_gates: Option<String>,
+    #[command(flatten)]
+    settings: SettingsArgs,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -51,8 +47,7 @@ pub(crate) struct PlanArgs {
 }
 
 pub(crate) fn run(a: &PlanArgs) -> Result<u8, Failure> {
-    let (settings, settings_source) =
-        settings_document(a.settings.as_ref(), a.feature_gates.as_deref(), false)?;
+    let (settings, settings_source) = a.settings.document(false)?;
     let runtime = a.policy.runtime()?;
     let mut warnings = Vec::new();
     let mut one = |path: &PathBuf, flag: &str, input: &str, kind: DocumentKind| -> Result<String, Failure> {
