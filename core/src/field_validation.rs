@@ -343,7 +343,7 @@ pub(crate) fn parse_checked(
 /// like [`document::decode`] and appending every field `T` does not have to `unknown`, with
 /// `prefix` in front of its path.
 pub(crate) fn decode_checked<T: DeserializeOwned>(
-    value: Value,
+    value: &Value,
     input: &str,
     prefix: &[Segment],
     unknown: &mut Vec<FieldProblem>,
@@ -409,7 +409,7 @@ pub(crate) fn validate_value<T: DeserializeOwned>(
     document::expect_kind(&value, input, api_version, kind)?;
     document::normalize_quantities(&mut value);
     let mut problems = duplicates;
-    let object = decode_checked(value, input, &[], &mut problems)?;
+    let object = decode_checked(&value, input, &[], &mut problems)?;
     Ok(Validated { object, problems })
 }
 

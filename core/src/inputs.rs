@@ -278,9 +278,9 @@ fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Ve
         crate::document::normalize_quantities(&mut v);
         // A field of the wrong type is the judging function's to report, in its own words.
         let _decoded = if node {
-            fv::decode_checked::<Node>(v, input, &at, &mut problems).map(drop)
+            fv::decode_checked::<Node>(&v, input, &at, &mut problems).map(drop)
         } else {
-            fv::decode_checked::<Pod>(v, input, &at, &mut problems).map(drop)
+            fv::decode_checked::<Pod>(&v, input, &at, &mut problems).map(drop)
         };
         Ok(())
     };
@@ -381,7 +381,7 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
                 let mut v = v.clone();
                 crate::document::normalize_quantities(&mut v);
                 // A field of the wrong type is the review's to report (a 400 answer, not an error).
-                let _decoded = fv::decode_checked::<Pod>(v, input, &[key("request"), key(k)], &mut problems);
+                let _decoded = fv::decode_checked::<Pod>(&v, input, &[key("request"), key(k)], &mut problems);
             }
         }
     }
