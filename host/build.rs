@@ -68,7 +68,8 @@ fn build_guest(workspace: &Path, out_dir: &Path, dest: &Path) {
             "podmut-guest",
             "--target",
             "wasm32-wasip2",
-            "--release",
+            "--profile",
+            "guest",
         ])
         .env("CARGO_TARGET_DIR", &target_dir);
     for var in [
@@ -92,7 +93,7 @@ fn build_guest(workspace: &Path, out_dir: &Path, dest: &Path) {
     );
     let built = target_dir
         .join("wasm32-wasip2")
-        .join("release")
+        .join("guest")
         .join("podmut_guest.wasm");
     let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
     write_if_changed(dest, &bytes);

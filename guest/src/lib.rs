@@ -7,7 +7,8 @@
 //! `wasmtime serve -S cli`). Both take their settings from the `PODMUT_SETTINGS` environment
 //! variable when the host grants one (`--env`), else the defaults.
 //!
-//! Build: `cargo build -p podmut-guest --target wasm32-wasip2 --release`.
+//! Build: `cargo build -p podmut-guest --target wasm32-wasip2 --profile guest` (size first; see the
+//! workspace Cargo.toml).
 #![expect(
     unsafe_code,
     reason = "wit-bindgen's export! glue expands to unsafe extern functions"

@@ -62,7 +62,8 @@ fn main() {
             "podmut-misbehave",
             "--target",
             "wasm32-wasip2",
-            "--release",
+            "--profile",
+            "guest",
         ])
         .env("CARGO_TARGET_DIR", &target_dir);
     for var in [
@@ -85,7 +86,7 @@ fn main() {
     assert!(status.success(), "building the misbehaving test component failed");
     let built = target_dir
         .join("wasm32-wasip2")
-        .join("release")
+        .join("guest")
         .join("podmut_misbehave.wasm");
     let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
     write_if_changed(&dest, &bytes);

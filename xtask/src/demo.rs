@@ -17,7 +17,8 @@ pub(crate) fn build_cli() -> Result<PathBuf> {
         let mut guest = cargo();
         guest.args([
             "build",
-            "--release",
+            "--profile",
+            "guest",
             "--target",
             "wasm32-wasip2",
             "--package",
@@ -26,7 +27,7 @@ pub(crate) fn build_cli() -> Result<PathBuf> {
         run(guest)?;
         let component = target_dir()
             .join("wasm32-wasip2")
-            .join("release")
+            .join("guest")
             .join("podmut_guest.wasm");
         let mut host = cargo();
         host.args(["build", "--release", "--package", "podmut", "--bin", "podmut"])

@@ -286,11 +286,12 @@ fn build_misbehave() -> Result<PathBuf> {
         "podmut-misbehave",
         "--target",
         "wasm32-wasip2",
-        "--release",
+        "--profile",
+        "guest",
     ]);
     run(c)?;
     Ok(target_dir()
         .join("wasm32-wasip2")
-        .join("release")
+        .join("guest")
         .join("podmut_misbehave.wasm"))
 }

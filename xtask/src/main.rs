@@ -1,7 +1,7 @@
 //! podmut's task runner. Run with `cargo xtask <task>`:
 //!
 //! - `setup`        install what a fresh machine lacks (the wasm targets and the static musl target)
-//! - `build-guest`  build the component: `cargo build -p podmut-guest --target wasm32-wasip2 --release`
+//! - `build-guest`  build the component: `cargo build -p podmut-guest --target wasm32-wasip2 --profile guest`
 //! - `web`          transpile the component for the browser playground (npm deps into web/node_modules)
 //! - `kubewarden`   build the Kubewarden (waPC) policy module
 //! - `lint`         a developer's quick lint: rustfmt check; clippy -D warnings natively and for wasm

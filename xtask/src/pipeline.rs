@@ -1,8 +1,9 @@
 //! The one build everything else uses (tests, lint, dist): each artefact is built once and handed
 //! to the next step by path.
 //!
-//! 1. The components, release: `podmut-guest` (the product) and `podmut-misbehave` (a test
-//!    component) for wasm32-wasip2, `podmut-kubewarden` for wasm32-unknown-unknown.
+//! 1. The components: `podmut-guest` (the product) and `podmut-misbehave` (a test component) for
+//!    wasm32-wasip2 with the size-first `guest` profile, `podmut-kubewarden` for
+//!    wasm32-unknown-unknown, release.
 //! 2. The playground: `web/pkg` transpiled from exactly that component, so the host embeds it.
 //! 3. The host and every test, benchmark and tool in ONE cargo invocation, release profile,
 //!    static target (`x86_64-unknown-linux-musl`), with the components passed in
@@ -86,7 +87,8 @@ impl Build {
             let mut wasi = self.cargo();
             wasi.args([
                 "build",
-                "--release",
+                "--profile",
+                "guest",
                 "--target",
                 "wasm32-wasip2",
                 "--package",
@@ -105,7 +107,7 @@ impl Build {
                 "podmut-kubewarden",
             ]);
             run(kubewarden)?;
-            let wasi_out = target_dir().join("wasm32-wasip2").join("release");
+            let wasi_out = target_dir().join("wasm32-wasip2").join("guest");
             Ok(Components {
                 guest: wasi_out.join("podmut_guest.wasm"),
                 misbehave: wasi_out.join("podmut_misbehave.wasm"),

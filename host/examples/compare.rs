@@ -1,0 +1,82 @@
+//! Side-by-side timing of `admission.review` natively and through one or more component files,
+//! interleaved round by round so that a shared machine's noise falls on every variant alike.
+//!
+//! ```sh
+//! node web/bench/fixture.mjs 5 > review5.json
+//! cargo build --release -p podmut --example compare
+//! target/release/examples/compare review5.json 200 5 before.wasm after.wasm
+//! ```
+//!
+//! Arguments: the review file, calls per batch, rounds, then the component files. Each round times
+//! one batch natively (podmut-core), then one batch per component with a fresh instance per call
+//! (pooling allocator, as the webhook) and one with a single reused instance; the best batch of
+//! each is printed, in µs per call, with its ratio to native.
+#![expect(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark harness: failing loudly is fine"
+)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use podmut::{ComponentSource, Runtime, RuntimeOptions};
+
+fn best_of(best: &mut f64, n: usize, mut call: impl FnMut()) {
+    let t = Instant::now();
+    for _ in 0..n {
+        call();
+    }
+    *best = best.min(t.elapsed().as_secs_f64() * 1e6 / n as f64);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [file, n, rounds, wasm @ ..] = &args[..] else {
+        panic!("usage: compare REVIEW.json CALLS ROUNDS COMPONENT.wasm...");
+    };
+    let text = std::fs::read_to_string(file).expect("review file");
+    let n: usize = n.parse().expect("CALLS");
+    let rounds: usize = rounds.parse().expect("ROUNDS");
+    let runtimes: Vec<(String, Runtime)> = wasm
+        .iter()
+        .map(|w| {
+            let options = RuntimeOptions {
+                pooling: true,
+                ..RuntimeOptions::default()
+            };
+            let rt =
+                Runtime::load(&ComponentSource::File(PathBuf::from(w)), options).expect("load component");
+            let out = rt.review(&text, "").expect("review through the component");
+            assert!(out.contains(r#""allowed":true"#), "{w}: {out}");
+            (w.clone(), rt)
+        })
+        .collect();
+    let native = podmut_core::review(&text, "").expect("native review");
+    assert!(native.contains(r#""allowed":true"#), "{native}");
+    let mut best_native = f64::INFINITY;
+    let mut best = vec![(f64::INFINITY, f64::INFINITY); runtimes.len()];
+    for _ in 0..rounds {
+        best_of(&mut best_native, n, || {
+            black_box(podmut_core::review(black_box(&text), "").expect("native"));
+        });
+        for ((_, rt), (fresh, reused)) in runtimes.iter().zip(&mut best) {
+            best_of(fresh, n, || {
+                black_box(rt.review(black_box(&text), "").expect("fresh"));
+            });
+            let mut inst = rt.instance().expect("instance");
+            best_of(reused, n, || {
+                black_box(inst.review(black_box(&text), "").expect("reused"));
+            });
+        }
+    }
+    println!("native                 {best_native:9.1} µs");
+    for ((name, _), (fresh, reused)) in runtimes.iter().zip(&best) {
+        println!(
+            "{name}: fresh {fresh:9.1} µs ({:.2}× native), reused {reused:9.1} µs ({:.2}×)",
+            fresh / best_native,
+            reused / best_native
+        );
+    }
+}
