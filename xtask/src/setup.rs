@@ -34,12 +34,14 @@ pub(crate) fn targets() -> Result {
 pub(crate) const WASMTIME_CLI: &str = "48.0.8";
 
 /// The wasmtime CLI features installed: `run` and `serve` (what the tests and the README run),
-/// the compile cache (`-C cache=y`) and what those need. Left out of the default set: the
-/// interpreters and compilers the component does not use (winch, pulley), wasm proposals it does
-/// not use (GC, threads, stack switching, async components), and the tools and WASI proposals
-/// podmut never touches (wast, objdump, explore, wizer, hot-blocks, profiling, wasi-nn, wasi-tls,
+/// the compile cache (`-C cache=y`) and what those need. 48.0.8's `serve` does not build without
+/// `component-model-async` (its code names `ProxyPre::P3` and the `futures` crate unconditionally;
+/// found by the first install on an empty machine), so that stays in. Left out of the default
+/// set: the interpreters and compilers the component does not use (winch, pulley), wasm proposals
+/// it does not use (GC, threads, stack switching), and the tools and WASI proposals podmut never
+/// touches (wast, objdump, explore, wizer, hot-blocks, profiling, wasi-nn, wasi-tls,
 /// wasi-keyvalue, wasi-config). `run` and `serve` are the unmodified 48.0.8 code.
-pub(crate) const WASMTIME_CLI_FEATURES: &str = "run,serve,cache,cranelift,parallel-compilation,pooling-allocator,component-model,wasi-http,wat,backtrace,demangle,logging";
+pub(crate) const WASMTIME_CLI_FEATURES: &str = "run,serve,cache,cranelift,parallel-compilation,pooling-allocator,component-model,component-model-async,wasi-http,wat,backtrace,demangle,logging";
 
 /// The directory holding a `wasmtime` 48 CLI, for the tests that run the unmodified CLI on the
 /// component: the one on PATH when it is 48.x, else one installed with

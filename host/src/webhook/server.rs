@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 use super::metrics::{ReloadResult, ResultLabels};
 use super::tls::{self, TlsError, TlsSpec, TlsState};
@@ -182,6 +183,32 @@ pub async fn serve(config: ServeConfig, shutdown: impl Future<Output = ()>) -> R
     served
 }
 
+/// How long to wait before accepting again after `accept` failed.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// The next connection on `listener`, or `None` once `shutdown` resolves (shutdown wins when both
+/// are ready). A failed `accept` (out of file descriptors and the like) is logged with `port` and
+/// retried after [`ACCEPT_BACKOFF`] instead of spinning.
+async fn next_connection(
+    listener: &TcpListener,
+    mut shutdown: Pin<&mut impl Future<Output = ()>>,
+    port: &str,
+) -> Option<(TcpStream, SocketAddr)> {
+    loop {
+        tokio::select! {
+            biased;
+            () = shutdown.as_mut() => return None,
+            accepted = listener.accept() => match accepted {
+                Ok(connection) => return Some(connection),
+                Err(e) => {
+                    tracing::warn!(error = %e, port, "accept failed");
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                }
+            },
+        }
+    }
+}
+
 /// How long open probe-port connections (keep-alive scrapes) may take to finish at shutdown.
 const PROBE_DRAIN: Duration = Duration::from_secs(2);
 
@@ -193,19 +220,7 @@ pub async fn run_probes(webhook: Webhook, listener: TcpListener, shutdown: impl 
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
     tokio::pin!(shutdown);
-    loop {
-        let (tcp, peer) = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok(a) => a,
-                Err(e) => {
-                    tracing::warn!(error = %e, "probe port: accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
+    while let Some((tcp, peer)) = next_connection(&listener, shutdown.as_mut(), "probe port").await {
         let conn = builder.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()));
         let watched = graceful.watch(conn.into_owned());
         tokio::spawn(async move {
@@ -232,20 +247,7 @@ pub async fn run(
     let graceful = GracefulShutdown::new();
     let builder = auto::Builder::new(TokioExecutor::new());
     tokio::pin!(shutdown);
-    loop {
-        let (tcp, peer) = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok(a) => a,
-                Err(e) => {
-                    // Out of file descriptors and the like: back off instead of spinning.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
+    while let Some((tcp, peer)) = next_connection(&listener, shutdown.as_mut(), "admission port").await {
         let acceptor = tls.acceptor();
         let service = TowerToHyperService::new(app.clone());
         let builder = builder.clone();
