@@ -1,8 +1,8 @@
 // The podmut playground: the podmut component (transpiled by jco into pkg/) judges the Pods typed
 // into the page, live. Every verdict, QoS class, probe plan and allocation comes from the component;
 // this file only parses YAML for the diff view, renders, and keeps the share link in sync.
-import { load as parseYaml } from 'js-yaml';
 import { EXAMPLES } from './examples.js';
+import { mountEditor } from './editor.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -10,7 +10,7 @@ const ui = {
   old: $('old'), new: $('new'), oldStatus: $('old-status'), newStatus: $('new-status'),
   verdict: $('verdict'), errors: $('errors'), warnings: $('warnings'), qos: $('qos'), probes: $('probes'),
   nodeCpu: $('node-cpu'), nodeMemory: $('node-memory'), bars: $('bars'), allocation: $('allocation'),
-  diff: $('diff').querySelector('tbody'),
+  diff: $('diff').querySelector('tbody'), validate: $('validate'),
 };
 
 const SUBRESOURCES = ['none', 'dynamic', 'ephemeral-containers', 'resize', 'status'];
@@ -22,6 +22,19 @@ const NOT_AVAILABLE = 'not available in this build';
 
 // ---- the component -----------------------------------------------------------------------------
 
+// Nothing here is imported statically: without pkg/ (no `cargo xtask web` yet) the page still runs
+// and says how to add the component instead of staying at "loading".
+const HOW_TO_ADD =
+  'build it into the page with `cargo xtask web` (needs Node.js and npm), then rebuild podmut ' +
+  '(`cargo build -p podmut`) or serve the directory with `podmut playground --dir web`';
+
+let parseYaml = (text) => JSON.parse(text);
+try {
+  ({ load: parseYaml } = await import('js-yaml'));
+} catch {
+  // JSON still parses for the diff view; the component reads YAML itself.
+}
+
 let podmut = null;
 try {
   podmut = await import('./pkg/podmut.js');
@@ -31,10 +44,11 @@ try {
       ` (${(manifest.component.gzip / 1024).toFixed(0)} KiB gzip), jco-transpile ${manifest.versions['jco-transpile']}`
     : 'component loaded';
 } catch (e) {
-  ui.build.textContent = '';
+  ui.build.textContent = `No component in this page: ${HOW_TO_ADD}.`;
   ui.verdict.className = 'verdict invalid';
+  ui.verdict.dataset.state = 'no-component';
   ui.verdict.textContent =
-    'The podmut component is not built into this page (run `cargo xtask web`, which needs npm): ' + String(e?.message ?? e);
+    `The podmut component is not built into this page: ${HOW_TO_ADD}. (${String(e?.message ?? e)})`;
 }
 
 /**
@@ -112,8 +126,8 @@ function loadHash(hash) {
       return text;
     }
   };
-  ui.old.value = pod('old');
-  ui.new.value = pod('new');
+  setText(ui.old, pod('old'));
+  setText(ui.new, pod('new'));
   const sub = params.get('sub') ?? 'none';
   ui.sub.value = SUBRESOURCES.includes(sub) ? sub : 'none';
   const profile = params.get('profile') ?? 'default';
@@ -203,9 +217,10 @@ function renderDiff(oldPod, newPod, errors) {
       field.textContent = r.path;
       for (const e of r.errors) {
         const span = document.createElement('span');
-        span.className = 'field-error';
-        span.dataset.testid = 'field-error';
-        span.textContent = `${e.field}: ${e.message}`;
+        span.className = e.kind ? 'field-error field-problem' : 'field-error';
+        span.dataset.testid = e.kind ? 'field-problem' : 'field-error';
+        span.textContent = e.kind ? `${e.input === 'old-pod' ? 'old' : 'new'}: ${e.message}` : `${e.field}: ${e.message}`;
+        if (e.origin) span.append(' ', explainLink(e.origin));
         field.append(span);
       }
       const a = document.createElement('td');
@@ -297,6 +312,17 @@ function code(text) {
   return c;
 }
 
+/** The rule id, linked to its `podmut explain` entry. */
+function explainLink(origin) {
+  const a = document.createElement('a');
+  a.className = 'explain';
+  a.dataset.testid = 'explain-link';
+  a.href = `rules.html#${encodeURIComponent(origin)}`;
+  a.title = `podmut explain ${origin}`;
+  a.append(code(origin));
+  return a;
+}
+
 function renderVerdict(result) {
   ui.errors.replaceChildren();
   ui.warnings.replaceChildren();
@@ -309,44 +335,69 @@ function renderVerdict(result) {
   ui.verdict.className = 'verdict ' + (v.allowed ? 'allowed' : 'denied');
   ui.verdict.textContent = v.allowed ? 'allowed' : `denied — ${v.message}`;
   for (const e of v.errors) {
-    li(ui.errors, [code(e.field || '""'), ` ${ERROR_TYPE[e.type] ?? e.type}: ${e.detail} `, code(e.origin)]);
+    li(ui.errors, [code(e.field || '""'), ` ${ERROR_TYPE[e.type] ?? e.type}: ${e.detail} `, explainLink(e.origin)]);
   }
   for (const w of v.warnings) li(ui.warnings, [w]);
   return v.errors;
 }
 
-function renderQos(oldText, newText) {
-  const q = (text) => {
-    if (!text.trim()) return '—';
-    const r = call(() => podmut.node.qos(text, { applyDefaults: true, alwaysCompute: true }));
-    return r.err ? `(${r.err})` : { guaranteed: 'Guaranteed', burstable: 'Burstable', 'best-effort': 'BestEffort' }[r.ok] ?? r.ok;
-  };
-  const before = q(oldText);
-  const after = q(newText);
-  ui.qos.textContent = oldText.trim() ? `${before} → ${after}` : after;
-  ui.qos.classList.toggle('changed', before !== after && oldText.trim() !== '');
+// ---- field validation: unknown and duplicate fields, read by the component -----------------------
+
+const PROBLEM = /(unknown|duplicate) field "([^"]+)"/g;
+
+/** The field problems in an API-server message (`strict decoding error: unknown field "spec.x", ...`). */
+function problemsIn(text, input) {
+  return [...String(text).matchAll(PROBLEM)].map((m) => ({ field: m[2], kind: m[1], input, message: `${m[1]} field "${m[2]}"` }));
 }
 
-function notAvailable(el, r) {
+/**
+ * Read a Pod through the component's `inputs.read-documents` at the chosen `--validate` level:
+ * `{problems, error}` — the unknown/duplicate fields (to show beside their field) and, under
+ * strict or for an unreadable Pod, why it cannot be judged.
+ */
+function readPod(text, input, label) {
+  if (!text.trim() || !podmut?.inputs) return { problems: [], error: null };
+  const r = call(() => podmut.inputs.readDocuments(text, input, 'pod', ui.validate.value));
+  if (r.err) return { problems: [], error: null }; // the judging call names the problem itself
+  const docs = r.ok;
+  if (docs.length !== 1) return { problems: [], error: `${label}: expected one Pod, found ${docs.length}` };
+  const d = docs[0];
+  const problems = [...d.warnings.flatMap((w) => problemsIn(w, input)), ...problemsIn(d.error ?? '', input)];
+  return { problems, error: d.error ? `${label}: ${d.error}` : null };
+}
+
+// ---- the node side: one `report.plan` call, so the panels tell the verdict's story -------------
+
+function nodeDocument(newPod) {
+  return JSON.stringify({
+    apiVersion: 'v1', kind: 'Node', metadata: { name: newPod?.spec?.nodeName ?? 'node' },
+    status: { allocatable: { cpu: ui.nodeCpu.value, memory: ui.nodeMemory.value, pods: '110' } },
+  });
+}
+
+const QOS = { guaranteed: 'Guaranteed', burstable: 'Burstable', 'best-effort': 'BestEffort' };
+
+function renderQos(before, after) {
+  ui.qos.textContent = before ? `${before} → ${after}` : after;
+  ui.qos.classList.toggle('changed', Boolean(before) && before !== after);
+}
+
+function skippedNote(el, why) {
   const p = document.createElement('p');
   p.className = 'na';
-  p.textContent = r.notImplemented ? `The ${el === ui.probes ? 'probe plan' : 'allocation view'} is ${NOT_AVAILABLE}.` : r.err;
+  p.dataset.testid = 'skipped';
+  p.textContent = why;
   el.replaceChildren(p);
 }
 
-function renderProbes(oldText, newText) {
-  if (!oldText.trim()) {
-    ui.probes.textContent = 'a create: every probe starts fresh';
-    return;
-  }
-  const r = call(() => podmut.node.probePlan(oldText, newText, ''));
-  if (r.err) return notAvailable(ui.probes, r);
-  const plan = r.ok;
+function notAvailable(el, r) {
+  skippedNote(el, r.notImplemented ? `The ${el === ui.probes ? 'probe plan' : 'allocation view'} is ${NOT_AVAILABLE}.` : r.err);
+}
+
+function renderProbePlan(plan) {
   const acting = plan.actions.filter((a) => a.action !== 'none');
   if (acting.length === 0) {
-    ui.probes.textContent = plan.reconciled
-      ? 'no probe worker changes'
-      : `no probe reconciliation: ${plan.reason}`;
+    ui.probes.textContent = plan.reconciled ? 'no probe worker changes' : `no probe reconciliation: ${plan.reason}`;
     return;
   }
   const table = document.createElement('table');
@@ -361,24 +412,9 @@ function renderProbes(oldText, newText) {
   ui.probes.replaceChildren(table);
 }
 
-function renderAllocation(oldPod, newPod) {
-  renderBars(oldPod, newPod);
-  if (!newPod) {
-    ui.allocation.textContent = '—';
-    return;
-  }
-  const request = {
-    node: { apiVersion: 'v1', kind: 'Node', metadata: { name: newPod?.spec?.nodeName ?? 'node' }, status: { allocatable: { cpu: ui.nodeCpu.value, memory: ui.nodeMemory.value, pods: '110' } } },
-    allocatedPods: [],
-    allocated: oldPod ?? newPod,
-    desired: newPod,
-  };
-  const r = call(() => podmut.node.allocate(JSON.stringify(request)));
-  if (r.err) return notAvailable(ui.allocation, r);
-  const d = r.ok;
+function renderDecision(d) {
   const p = document.createElement('p');
   const outcome = String(d.outcome);
-  p.innerHTML = '';
   const strong = document.createElement('strong');
   strong.textContent = outcome.charAt(0).toUpperCase() + outcome.slice(1);
   p.append(strong, d.message ? ` — ${d.message}` : '');
@@ -387,6 +423,34 @@ function renderAllocation(oldPod, newPod) {
     li(list, [code(c.kind), c.container ? ` ${c.container}` : '', c.detail ? `: ${c.detail}` : '']);
   }
   ui.allocation.replaceChildren(p, list);
+}
+
+/** An update: the plan gives QoS, probes and allocation together (skipped under a denial). */
+function renderPlan(oldText, newText, newPod) {
+  const r = call(() => podmut.report.plan(oldText, newText, ui.sub.value, nodeDocument(newPod), undefined, settings()));
+  if (r.err) {
+    for (const el of [ui.probes, ui.allocation]) notAvailable(el, r);
+    ui.qos.textContent = r.notImplemented ? NOT_AVAILABLE : '—';
+    return;
+  }
+  const plan = r.ok;
+  renderQos(QOS[plan.qos.before] ?? plan.qos.before, QOS[plan.qos.after] ?? plan.qos.after);
+  if (plan.probes) renderProbePlan(plan.probes);
+  else skippedNote(ui.probes, plan.probesSkipped);
+  if (plan.allocation) renderDecision(plan.allocation);
+  else skippedNote(ui.allocation, plan.allocationSkipped);
+}
+
+/** A create: its QoS class, and the allocation only when the API server would admit it. */
+function renderCreate(newText, newPod, allowed) {
+  const q = call(() => podmut.node.qos(newText, { applyDefaults: true, alwaysCompute: true }));
+  renderQos(null, q.err ? `(${q.err})` : QOS[q.ok] ?? q.ok);
+  ui.probes.textContent = 'a create: every probe starts fresh';
+  if (!allowed) return skippedNote(ui.allocation, 'the API server denies the create: nothing reaches the node');
+  const request = { node: JSON.parse(nodeDocument(newPod)), allocatedPods: [], allocated: newPod, desired: newPod };
+  const r = call(() => podmut.node.allocate(JSON.stringify(request)));
+  if (r.err) return notAvailable(ui.allocation, r);
+  renderDecision(r.ok);
 }
 
 // ---- the loop ---------------------------------------------------------------------------------
@@ -399,20 +463,25 @@ function update() {
   if (location.hash !== hash) history.replaceState(null, '', hash);
   const oldParsed = parsePod(oldText, ui.oldStatus, 'Old Pod');
   const newParsed = parsePod(newText, ui.newStatus, 'New Pod');
+  renderBars(oldParsed.value, newParsed.value);
   if (!podmut) return;
-  const verdict = call(() => podmut.validate.check(oldText.trim() ? oldText : undefined, newText, ui.sub.value, settings()));
+  const oldRead = readPod(oldText, 'old-pod', 'Old Pod');
+  const newRead = readPod(newText, 'new-pod', 'New Pod');
+  const problems = [...oldRead.problems, ...newRead.problems];
+  const strict = oldRead.error ?? newRead.error;
+  const verdict = strict
+    ? { err: strict }
+    : call(() => podmut.validate.check(oldText.trim() ? oldText : undefined, newText, ui.sub.value, settings()));
   const errors = renderVerdict(verdict);
-  renderDiff(oldParsed.value, newParsed.value, errors);
-  if (verdict.err && !(oldParsed.ok && newParsed.ok)) {
+  if (!strict) for (const p of problems) li(ui.warnings, [p.input === 'old-pod' ? 'Old Pod: ' : 'New Pod: ', p.message]);
+  renderDiff(oldParsed.value, newParsed.value, [...errors, ...problems]);
+  if (verdict.err) {
     ui.qos.textContent = '—';
-    ui.probes.textContent = '—';
-    ui.allocation.textContent = '—';
-    renderBars(null, null);
+    for (const el of [ui.probes, ui.allocation]) skippedNote(el, 'not planned: the change cannot be judged');
     return;
   }
-  renderQos(oldText, newText);
-  renderProbes(oldText, newText);
-  renderAllocation(oldParsed.value, newParsed.value);
+  if (oldText.trim()) renderPlan(oldText, newText, newParsed.value);
+  else renderCreate(newText, newParsed.value, verdict.ok.allowed);
 }
 
 let pending = 0;
@@ -430,14 +499,15 @@ for (const [id, ex] of Object.entries(EXAMPLES)) {
 ui.example.addEventListener('change', () => {
   const ex = EXAMPLES[ui.example.value];
   if (!ex) return;
-  ui.old.value = ex.old;
-  ui.new.value = ex.new;
+  setText(ui.old, ex.old);
+  setText(ui.new, ex.new);
   ui.sub.value = ex.sub;
   update();
 });
 for (const el of [ui.old, ui.new, ui.nodeCpu, ui.nodeMemory]) el.addEventListener('input', schedule);
 ui.sub.addEventListener('change', update);
 ui.profile.addEventListener('change', update);
+ui.validate.addEventListener('change', update);
 ui.share.addEventListener('click', async () => {
   const link = location.href.split('#')[0] + shareHash();
   try {
@@ -451,11 +521,22 @@ window.addEventListener('hashchange', () => {
   if (location.hash !== shareHash() && loadHash(location.hash)) update();
 });
 
+// The editors (CodeMirror when its modules load; the plain textareas otherwise).
+const editors = {};
+for (const [key, el] of [['old', ui.old], ['new', ui.new]]) {
+  editors[key] = await mountEditor(el, key, schedule);
+}
+/** Set an editor's text (example, share link): the textarea and the editor move together. */
+function setText(el, text) {
+  el.value = text;
+  el.dispatchEvent(new Event('input'));
+}
+
 if (!loadHash(location.hash)) {
   const first = Object.keys(EXAMPLES)[0];
   ui.example.value = first;
-  ui.old.value = EXAMPLES[first].old;
-  ui.new.value = EXAMPLES[first].new;
+  setText(ui.old, EXAMPLES[first].old);
+  setText(ui.new, EXAMPLES[first].new);
   ui.sub.value = EXAMPLES[first].sub;
 }
 update();

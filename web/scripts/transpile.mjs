@@ -24,6 +24,25 @@ const out = resolve(outArg ?? join(web, 'pkg'));
 const pkgDir = (name) => join(web, 'node_modules', name);
 const version = async (name) => JSON.parse(await readFile(join(pkgDir(name), 'package.json'), 'utf8')).version;
 
+/** [package, its ES module entry, where it goes under vendor/] — index.html's import map names them. */
+export const EDITOR_MODULES = [
+  ['@codemirror/autocomplete', 'dist/index.js', 'codemirror/autocomplete.js'],
+  ['@codemirror/commands', 'dist/index.js', 'codemirror/commands.js'],
+  ['@codemirror/lang-yaml', 'dist/index.js', 'codemirror/lang-yaml.js'],
+  ['@codemirror/language', 'dist/index.js', 'codemirror/language.js'],
+  ['@codemirror/state', 'dist/index.js', 'codemirror/state.js'],
+  ['@codemirror/streamparser', 'dist/index.js', 'codemirror/streamparser.js'],
+  ['@codemirror/view', 'dist/index.js', 'codemirror/view.js'],
+  ['@lezer/common', 'dist/index.js', 'lezer/common.js'],
+  ['@lezer/highlight', 'dist/index.js', 'lezer/highlight.js'],
+  ['@lezer/lr', 'dist/index.js', 'lezer/lr.js'],
+  ['@lezer/yaml', 'dist/index.js', 'lezer/yaml.js'],
+  ['@marijn/find-cluster-break', 'src/index.js', 'find-cluster-break.js'],
+  ['crelt', 'index.js', 'crelt.js'],
+  ['style-mod', 'src/style-mod.js', 'style-mod.js'],
+  ['w3c-keyname', 'index.js', 'w3c-keyname.js'],
+];
+
 const component = await readFile(componentPath);
 const { files, imports } = await transpileBytes(component, {
   name: 'podmut',
@@ -50,6 +69,11 @@ for (const f of await readdir(shimDir)) {
   if (f.endsWith('.js')) await copyFile(join(shimDir, f), join(out, 'shim', f));
 }
 await copyFile(join(pkgDir('js-yaml'), 'dist', 'js-yaml.mjs'), join(out, 'vendor', 'js-yaml.mjs'));
+// The editor: CodeMirror 6's ES modules, one file each, where the page's import map expects them.
+for (const [name, entry, dest] of EDITOR_MODULES) {
+  await mkdir(dirname(join(out, 'vendor', dest)), { recursive: true });
+  await copyFile(join(pkgDir(name), entry), join(out, 'vendor', dest));
+}
 await writeFile(join(out, 'podmut.wasm'), component);
 const manifest = {
   component: {
@@ -63,6 +87,7 @@ const manifest = {
     'jco-transpile': await version('@bytecodealliance/jco-transpile'),
     'preview2-shim': await version('@bytecodealliance/preview2-shim'),
     'js-yaml': await version('js-yaml'),
+    ...Object.fromEntries(await Promise.all(EDITOR_MODULES.map(async ([name]) => [name, await version(name)]))),
   },
 };
 await writeFile(join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');

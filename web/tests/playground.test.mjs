@@ -68,6 +68,19 @@ const CANNOT_JUDGE = /^cannot judge/;
 
 const verdict = (page) => page.textContent('[data-testid=verdict]');
 
+/** Type a Pod into an editor (CodeMirror when mounted, else the textarea), as a person would. */
+async function setPod(page, which, text) {
+  const editor = await page.$(`[data-testid=${which}-editor]`);
+  if (!editor) return page.fill(`[data-testid=${which}]`, text);
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
+
+/** An editor's text (the textarea it mirrors into). */
+const podText = (page, which) => page.$eval(`[data-testid=${which}]`, (t) => t.value);
+
 /**
  * Wait until the verdict text matches `re` (the page re-judges ~120 ms after typing). Verdicts
  * start with `allowed`, `denied` or `cannot judge`: match them anchored (`ALLOWED`, `DENIED`,
@@ -113,11 +126,11 @@ describe('playground in Chromium', { skip }, () => {
   test('editing the new Pod changes the verdict, with the error beside its field', async () => {
     const page = await open();
     await page.selectOption('[data-testid=subresource]', 'none');
-    await page.fill('[data-testid=old]', POD(['a']));
-    await page.fill('[data-testid=new]', POD(['a']));
+    await setPod(page, 'old', POD(['a']));
+    await setPod(page, 'new', POD(['a']));
     assert.match(await verdictMatches(page, ALLOWED), ALLOWED);
     // Adding a container through a plain update is forbidden (spec.containers).
-    await page.fill('[data-testid=new]', POD(['a', 'b']));
+    await setPod(page, 'new', POD(['a', 'b']));
     const text = await verdictMatches(page, DENIED);
     assert.match(text, DENIED);
     assert.match(text, /Pod "web" is invalid/);
@@ -140,8 +153,8 @@ describe('playground in Chromium', { skip }, () => {
   test('a share link round-trips both Pods and the subresource', async () => {
     const page = await open();
     await page.selectOption('[data-testid=subresource]', 'resize');
-    await page.fill('[data-testid=old]', POD(['a']));
-    await page.fill('[data-testid=new]', POD(['a', 'shared']));
+    await setPod(page, 'old', POD(['a']));
+    await setPod(page, 'new', POD(['a', 'shared']));
     // The page re-judges and rewrites the link ~120 ms after typing: wait for the link to carry
     // the new Pod (decoded in the page), not just for any verdict.
     await page.waitForFunction(() => {
@@ -163,8 +176,8 @@ describe('playground in Chromium', { skip }, () => {
 
     const again = await open(href);
     assert.equal(await again.inputValue('[data-testid=subresource]'), 'resize');
-    assert.match(await again.inputValue('[data-testid=new]'), /"shared"/);
-    assert.match(await again.inputValue('[data-testid=old]'), /"name": "a"/);
+    assert.match(await podText(again, 'new'), /"shared"/);
+    assert.match(await podText(again, 'old'), /"name": "a"/);
     assert.equal(await verdict(again), before, 'the same verdict after the round trip');
     await again.close();
   });
@@ -199,11 +212,11 @@ describe('playground in Chromium', { skip }, () => {
 
   test('invalid YAML shows a clear message, then recovers', async () => {
     const page = await open();
-    await page.fill('[data-testid=new]', 'apiVersion: v1\nkind: Pod\nspec: [unclosed\n');
+    await setPod(page, 'new', 'apiVersion: v1\nkind: Pod\nspec: [unclosed\n');
     const text = await verdictMatches(page, CANNOT_JUDGE);
     assert.match(text, /New Pod cannot be read/);
     assert.match(await page.textContent('[data-testid=new-status]'), /New Pod is not valid YAML or JSON \(line \d+, column \d+\)/);
-    await page.fill('[data-testid=new]', await page.inputValue('[data-testid=old]'));
+    await setPod(page, 'new', await podText(page, 'old'));
     assert.match(await verdictMatches(page, ANSWERED), ANSWERED);
     await page.close();
   });
@@ -234,5 +247,107 @@ describe('playground in Chromium', { skip }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
     assert.deepEqual(page.problems, []);
     await page.close();
+  });
+  test('the editors are CodeMirror with YAML highlighting and line numbers', async () => {
+    const page = await open();
+    for (const which of ['old', 'new']) {
+      assert.ok(await page.$(`[data-testid=${which}-editor]`), `${which}: a CodeMirror editor`);
+    }
+    assert.ok((await page.$$('.cm-lineNumbers .cm-gutterElement')).length > 5, 'line numbers');
+    // The YAML grammar tags keys and values: highlighted spans inside the lines.
+    const styled = await page.$$eval('.cm-content .cm-line span', (spans) => spans.filter((s) => s.className).length);
+    assert.ok(styled > 5, `highlighted tokens: ${styled}`);
+    // Typing in the editor is what the component judges.
+    await setPod(page, 'old', POD(['a']));
+    await setPod(page, 'new', POD(['a', 'b']));
+    assert.match(await verdictMatches(page, DENIED), DENIED);
+    await page.close();
+  });
+
+  test('under a denied verdict the allocation panel does not say Allocated', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=example]', 'add-on-main-resource');
+    assert.match(await verdictMatches(page, DENIED), DENIED);
+    const allocation = await page.textContent('[data-testid=allocation]');
+    assert.doesNotMatch(allocation, /Allocated/, allocation);
+    assert.match(allocation, /API server denies the change/, allocation);
+    assert.match(await page.textContent('[data-testid=probes]'), /API server denies the change/);
+    await page.close();
+  });
+
+  test('unknown fields are reported beside their field, per --validate level', async () => {
+    const page = await open();
+    const typo = POD(['a']).replace('"image": "busybox"', '"image": "busybox", "resource": {"limits": {"cpu": "1"}}');
+    await setPod(page, 'old', POD(['a']));
+    await setPod(page, 'new', typo);
+    const text = await verdictMatches(page, CANNOT_JUDGE);
+    assert.match(text, /New Pod: strict decoding error: unknown field "spec\.containers\[0\]\.resource"/);
+    const row = await page.$('tr:has([data-testid=field-problem])');
+    assert.ok(row, 'a diff row carries the problem');
+    assert.match(await row.getAttribute('data-path'), /^spec\.containers\[0\]\.resource/);
+    await page.selectOption('[data-testid=validate]', 'warn');
+    assert.match(await verdictMatches(page, ANSWERED), ANSWERED);
+    assert.match(await page.textContent('[data-testid=warnings]'), /unknown field "spec\.containers\[0\]\.resource"/);
+    assert.ok(await page.$('[data-testid=field-problem]'), 'still beside the field under warn');
+    await page.selectOption('[data-testid=validate]', 'ignore');
+    await verdictMatches(page, ANSWERED);
+    assert.equal(await page.$('[data-testid=field-problem]'), null, 'ignore reports nothing');
+    await page.close();
+  });
+
+  test('old and new values are not broken mid-word', async () => {
+    const page = await browser.newPage({ viewport: { width: 700, height: 1200 } });
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    await page.selectOption('[data-testid=example]', 'warm-pool-add');
+    await verdictMatches(page, ANSWERED);
+    const heights = await page.$$eval('table.diff td.new', (tds) => {
+      const line = parseFloat(getComputedStyle(tds[0]).lineHeight) || 17;
+      return tds.filter((td) => td.textContent.length > 20).map((td) => [td.textContent, td.getBoundingClientRect().height / line]);
+    });
+    assert.ok(heights.length > 0, 'long values exist');
+    for (const [value, lines] of heights) assert.ok(lines < 1.8, `${value} wraps onto ${lines.toFixed(1)} lines`);
+    await page.close();
+  });
+
+  test('each error links to its explain entry', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=example]', 'add-on-main-resource');
+    await verdictMatches(page, DENIED);
+    const href = await page.getAttribute('[data-testid=errors] [data-testid=explain-link]', 'href');
+    assert.match(href, /^rules\.html#update%2Fcontainer-list$/);
+    assert.ok(await page.$('[data-testid=diff] [data-testid=explain-link]'), 'beside the field too');
+    await page.close();
+  });
+});
+
+describe('playground without the component', { skip }, () => {
+  test('says how to add the component instead of staying at loading', async () => {
+    const { mkdtempSync, copyFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'podmut-web-'));
+    for (const f of ['index.html', 'app.js', 'editor.js', 'examples.js', 'style.css']) copyFileSync(join(here, '..', f), join(dir, f));
+    const child = spawn(PODMUT, ['playground', '--addr', '127.0.0.1:0', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise((ok, fail) => {
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; const m = /listening on (http:\/\/\S+)/.exec(out); if (m) ok(m[1]); });
+      child.on('exit', (code) => fail(new Error(`exited ${code}`)));
+    });
+    const b = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    try {
+      const page = await b.newPage();
+      await page.goto(url);
+      await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+      const text = await verdict(page);
+      assert.match(text, /not built into this page/);
+      assert.match(text, /cargo xtask web/);
+      assert.doesNotMatch(await page.textContent('[data-testid=build]'), /loading/);
+      // Without its editor modules the textareas still work.
+      assert.equal(await page.$('[data-testid=new-editor]'), null);
+      assert.ok(await page.isVisible('[data-testid=new]'));
+    } finally {
+      await b.close();
+      child.kill();
+    }
   });
 });
