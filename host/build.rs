@@ -170,7 +170,15 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
     let web = workspace.join("web");
     let pkg = web.join("pkg");
     let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for name in ["index.html", "app.js", "editor.js", "examples.js", "style.css"] {
+    for name in [
+        "index.html",
+        "app.js",
+        "editor.js",
+        "examples.js",
+        "rules.html",
+        "rules.js",
+        "style.css",
+    ] {
         let path = web.join(name);
         println!("cargo:rerun-if-changed={}", path.display());
         if path.is_file() {

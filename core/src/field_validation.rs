@@ -314,10 +314,10 @@ pub(crate) fn parse_checked(
         }
         document::Syntax::Yaml(yaml) => yaml,
     };
+    // Stop at the first document that fails: serde_yaml_ng's stream yields its error again
+    // forever after a syntax error, so it is never collected first.
     let mut out = Vec::new();
-    let docs: Vec<_> = serde_yaml_ng::Deserializer::from_str(yaml).collect();
-    let several = docs.len() > 1;
-    for (i, doc) in docs.into_iter().enumerate() {
+    for (i, doc) in serde_yaml_ng::Deserializer::from_str(yaml).enumerate() {
         let mut duplicates = Vec::new();
         let value = Checked {
             at: At::Root,
@@ -325,10 +325,10 @@ pub(crate) fn parse_checked(
         }
         .deserialize(doc)
         .map_err(|e| {
-            let what = if several {
-                format!("YAML in document {}", i + 1)
-            } else {
+            let what = if i == 0 {
                 "YAML".to_owned()
+            } else {
+                format!("YAML in document {}", i + 1)
             };
             document::syntax_error(input, &what, &e.to_string())
         })?;
@@ -447,6 +447,19 @@ mod tests {
         let mut docs = parse_checked(text, "pod", 1 << 20).unwrap();
         let v: Validated<Pod> = validate_value(docs.remove(0), "pod", "v1", "Pod").unwrap();
         v.problems.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_yaml_syntax_error_is_reported_once() {
+        // serde_yaml_ng's stream repeats a syntax error forever: reading must stop at it.
+        let e = parse_checked("apiVersion: v1\nkind: Pod\nspec: [unclosed\n", "new-pod", 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("new-pod: invalid YAML: "), "{e}");
+        let e = parse_checked("kind: Pod\n---\nspec: [unclosed\n", "pods", 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("pods: invalid YAML in document 2: "), "{e}");
     }
 
     #[test]

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+mod fixture_counts;
+
 /// The Kubernetes release (and commit) the upstream sources refer to.
 pub const UPSTREAM: &str = "Kubernetes v1.33 (kubernetes/kubernetes 000f26050b9b)";
 
@@ -91,6 +93,17 @@ impl Rule {
     /// The area, the origin's part before `/` (`container`, `meta`, `dynamic`, ...).
     pub fn area(&self) -> &'static str {
         self.origin.split_once('/').map_or(self.origin, |(area, _)| area)
+    }
+
+    /// How many conformance fixtures (`tests/cases/`) expect this origin among their errors.
+    /// Generated into `rules/fixture_counts.rs` by the conformance trial `rules/fixture-counts`,
+    /// which fails when the file is stale (`cargo xtask bless -- rules/` rewrites it).
+    pub fn fixtures(&self) -> u32 {
+        fixture_counts::COUNTS
+            .binary_search_by(|(origin, _)| origin.cmp(&self.origin))
+            .ok()
+            .and_then(|i| fixture_counts::COUNTS.get(i))
+            .map_or(0, |(_, n)| *n)
     }
 }
 
@@ -1573,7 +1586,7 @@ mod tests {
     use super::*;
 
     /// Every `"area/name"` literal of a known area, and every literal passed to `with_origin`,
-    /// in core's source (this file aside).
+    /// in core's source (this file and its generated fixture counts aside).
     fn emitted_origins() -> BTreeSet<String> {
         let areas: BTreeSet<&str> = RULES.iter().map(Rule::area).chain(["strict"]).collect();
         let mut found = BTreeSet::new();
@@ -1583,7 +1596,10 @@ mod tests {
                 let path = entry.unwrap().path();
                 if path.is_dir() {
                     stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("src/rules.rs") {
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && !path.ends_with("src/rules.rs")
+                    && !path.ends_with("src/rules/fixture_counts.rs")
+                {
                     let text = std::fs::read_to_string(&path).unwrap();
                     found.extend(origin_literals(&text, &areas));
                 }

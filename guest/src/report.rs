@@ -1,4 +1,5 @@
-//! The `report` interface: `plan`, one report of what a Pod change does.
+//! The `report` interface: `plan`, one report of what a Pod change does, and `rules`, the
+//! rule-origin table.
 
 use podmut_core::{PlanInput, Section};
 
@@ -50,5 +51,21 @@ impl report::Guest for Component {
             statuses,
             statuses_skipped,
         })
+    }
+
+    fn rules() -> report::RuleTable {
+        report::RuleTable {
+            upstream: podmut_core::UPSTREAM.to_owned(),
+            rules: podmut_core::rules()
+                .iter()
+                .map(|r| report::RuleEntry {
+                    origin: r.origin.to_owned(),
+                    paths: r.paths.iter().map(|p| p.as_str().to_owned()).collect(),
+                    source: r.source.to_owned(),
+                    text: r.text.to_owned(),
+                    fixtures: r.fixtures(),
+                })
+                .collect(),
+        }
     }
 }

@@ -21,6 +21,7 @@ mod plan;
 mod playground;
 mod qos;
 mod review;
+mod rules;
 mod serve;
 mod version;
 
@@ -53,6 +54,10 @@ enum Command {
     Plan(plan::PlanArgs),
     /// Print the AdmissionReview request the API server would send a webhook for a Pod change.
     AdmissionReview(admission_review::AdmissionReviewArgs),
+    /// List every rule origin: request paths, upstream source, fixtures (-o text|json|yaml|markdown).
+    Rules(rules::RulesArgs),
+    /// Print one rule origin's entry: paths, upstream source, fixtures and what it asks.
+    Explain(rules::ExplainArgs),
     /// Serve the component as an HTTPS validating admission webhook.
     Serve(serve::ServeArgs),
     /// Serve the browser pod-diff playground.
@@ -231,6 +236,8 @@ pub fn main() -> ExitCode {
         Command::Review(a) => review::run(&a),
         Command::AdmissionReview(a) => admission_review::run(&a),
         Command::Plan(a) => plan::run(&a),
+        Command::Rules(a) => rules::run_rules(&a),
+        Command::Explain(a) => rules::run_explain(&a),
         Command::Serve(a) => serve::run(&a),
         Command::Playground(a) => playground::run(&a),
         Command::Component(a) => component::run(&a),

@@ -38,7 +38,9 @@ pub mod types {
     pub use crate::bindings::exports::podmut::policy::node::{
         AllocationDecision, AllocationOutcome, PodCondition, ProbeAction, QosOptions,
     };
-    pub use crate::bindings::exports::podmut::policy::report::{ChangePlan as Plan, QosChange};
+    pub use crate::bindings::exports::podmut::policy::report::{
+        ChangePlan as Plan, QosChange, RuleEntry, RuleTable,
+    };
     pub use crate::bindings::podmut::policy::types::{
         ErrorType, FieldError, InputError, InputProblem, QosClass, Subresource, Verdict,
     };

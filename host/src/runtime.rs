@@ -467,6 +467,11 @@ impl Runtime {
         r.map_err(CallError::Input)
     }
 
+    /// `report.rules`: the rule-origin table.
+    pub fn rules(&self) -> Result<report::RuleTable, CallError> {
+        Ok(self.call(|p, s| p.podmut_policy_report().call_rules(s))?)
+    }
+
     /// `admission.coverage` without a scope (is there *some* Pod whose `pods/dynamic` requests
     /// would be rejected?).
     pub fn coverage(&self, configs: &str) -> Result<admission::CoverageReport, CallError> {

@@ -3,7 +3,9 @@
 //! `cargo test -p podmut-conformance --test conformance -- update/` runs one area;
 //! `PODMUT_BLESS=1` (`cargo xtask bless`) rewrites each case's `expect` from the native result and
 //! prints the diff; it is refused under CI (`CI` set). `rules/every-origin-has-a-fixture` checks
-//! that every rule origin of `core/src/rules.rs` is expected by some case.
+//! that every rule origin of `core/src/rules.rs` is expected by some case, `rules/fixture-counts`
+//! that core's generated fixture counts are current (bless rewrites them), and
+//! `rules/table-through-the-component` that the component's `report.rules` is core's table.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -27,6 +29,15 @@ fn main() -> std::process::ExitCode {
             podmut_conformance::origins::check_every_origin_has_a_fixture(&cases).map_err(Failed::from)
         })
     };
+    let counts = {
+        let cases = cases.clone();
+        Trial::test("rules/fixture-counts", move || {
+            podmut_conformance::origins::check_fixture_counts(&cases, bless).map_err(Failed::from)
+        })
+    };
+    let table = Trial::test("rules/table-through-the-component", || {
+        podmut_conformance::origins::check_component_table().map_err(Failed::from)
+    });
     let trials: Vec<Trial> = cases
         .into_iter()
         .map(|c| {
@@ -35,7 +46,7 @@ fn main() -> std::process::ExitCode {
                 podmut_conformance::run_case(&c, bless).map_err(Failed::from)
             })
         })
-        .chain(std::iter::once(coverage))
+        .chain([coverage, counts, table])
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }

@@ -317,6 +317,28 @@ describe('playground in Chromium', { skip }, () => {
     const href = await page.getAttribute('[data-testid=errors] [data-testid=explain-link]', 'href');
     assert.match(href, /^rules\.html#update%2Fcontainer-list$/);
     assert.ok(await page.$('[data-testid=diff] [data-testid=explain-link]'), 'beside the field too');
+    // The link opens the entry on the rules page, read from the component's report.rules.
+    await page.click('[data-testid=errors] [data-testid=explain-link]');
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    assert.match(page.url(), /\/rules\.html#update%2Fcontainer-list$/);
+    await page.waitForSelector('[data-testid=explain-entry]:not([hidden])');
+    assert.match(await page.textContent('[data-testid=explain-entry] h2'), /podmut explain update\/container-list/);
+    assert.match(await page.textContent('[data-testid=explain-description]'), /\S/);
+    assert.match(await page.textContent('[data-testid=explain-source]'), /ValidatePodUpdate|validation/);
+    const selected = await page.$$eval('[data-testid=rule].selected', (rows) => rows.map((r) => r.id));
+    assert.deepEqual(selected, ['update/container-list']);
+    const rows = await page.$$eval('[data-testid=rule]', (rs) => rs.length);
+    assert.ok(rows > 200, `${rows} rule rows`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('the rules page says so for an unknown origin', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}rules.html#dynamic%2Fno-such-rule`);
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    assert.match(await page.textContent('[data-testid=explain-entry]'), /unknown rule origin "dynamic\/no-such-rule"/);
+    assert.match(await page.textContent('[data-testid=build]'), /^\d+ rules; sources refer to Kubernetes v1\./);
     await page.close();
   });
 });

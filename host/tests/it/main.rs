@@ -18,6 +18,7 @@ mod deploy;
 mod dist;
 mod inputs;
 mod node_cli;
+mod rules;
 mod serve;
 mod version;
 mod webhook;

@@ -171,5 +171,12 @@ mod guest {
         ) -> Result<report::ChangePlan, types::InputError> {
             not_implemented()
         }
+        fn rules() -> report::RuleTable {
+            // No rules here: an empty table (the host prints "0 rules").
+            report::RuleTable {
+                upstream: String::new(),
+                rules: Vec::new(),
+            }
+        }
     }
 }
