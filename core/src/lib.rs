@@ -14,6 +14,8 @@
 //! - API-server side: [`check`], [`check_documents`] ([`Subresource`], [`Verdict`],
 //!   [`FieldError`]); [`qos_document`]; the admission webhook's [`review`] / [`review_value`] and
 //!   the fail-closed [`coverage`] report;
+//! - offline ValidatingAdmissionPolicy evaluation: [`vap_evaluate`] ([`VapRequest`] in,
+//!   [`VapReport`] out), CEL and the Kubernetes CEL libraries in `vap`;
 //! - kubelet side: [`allocate_document`], [`retry_order_document`], [`probe_plan_documents`],
 //!   [`container_statuses_document`];
 //! - the rule-origin table: [`rules`] / [`rule`] ([`Rule`], [`RequestPath`]): every origin, the
@@ -72,6 +74,7 @@ mod statuses;
 mod strategy;
 mod strict;
 mod validation;
+mod vap;
 
 pub use admission::{
     CoverageReport, HandlerCoverage, Scope as CoverageScope, coverage, read_pod_review_directly, review,
@@ -99,3 +102,4 @@ pub use settings::{
 };
 pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};
+pub use vap::{VapDecision, VapEvaluation, VapReport, VapRequest, VapValidation, vap_evaluate};

@@ -148,6 +148,23 @@ impl Quantity {
         }
     }
 
+    /// `nanos` nano-units, in the suffix family of `like`.
+    pub(crate) fn from_nanos(nanos: i128, like: &Quantity) -> Quantity {
+        Quantity {
+            nanos: nanos.clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO),
+            format: like.format,
+        }
+    }
+
+    /// The quantity with the opposite sign.
+    #[must_use]
+    pub(crate) fn negated(&self) -> Quantity {
+        Quantity {
+            nanos: -self.nanos,
+            format: self.format,
+        }
+    }
+
     /// Round up to milli precision (upstream `RoundUp(-3)`, applied by `SetDefaults_ResourceList`).
     #[must_use]
     pub(crate) fn round_up_milli(&self) -> Quantity {

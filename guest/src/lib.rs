@@ -63,7 +63,7 @@ fn input_limit(settings: &str) -> u64 {
         .max_input_bytes
 }
 
-use bindings::exports::podmut::policy::{admission, node, validate};
+use bindings::exports::podmut::policy::{admission, node, policies, validate};
 use bindings::podmut::policy::types;
 use podmut_core::{ErrorType, FieldError, InputError, QosClass, Subresource, Verdict};
 
@@ -290,5 +290,66 @@ impl admission::Guest for Component {
                 ignored: r.ignored,
             })
             .map_err(input_error_to_wit)
+    }
+}
+
+impl policies::Guest for Component {
+    fn evaluate(request: policies::VapRequest) -> Result<policies::VapReport, types::InputError> {
+        let req = podmut_core::VapRequest {
+            policies: request.policies,
+            old_object: request.old_object,
+            object: request.object,
+            subresource: request.subresource,
+            review: request.review,
+            params: request.params,
+            namespace_labels: request.namespace_labels.map(|l| l.into_iter().collect()),
+            user: request.user,
+        };
+        podmut_core::vap_evaluate(&req)
+            .map(vap_report_to_wit)
+            .map_err(input_error_to_wit)
+    }
+}
+
+fn vap_report_to_wit(r: podmut_core::VapReport) -> policies::VapReport {
+    policies::VapReport {
+        allowed: r.allowed,
+        message: r.message,
+        decisions: r
+            .decisions
+            .into_iter()
+            .map(|d| policies::VapDecision {
+                policy: d.policy,
+                binding: d.binding,
+                action: d.action,
+                message: d.message,
+                expression: d.expression,
+                reason: d.reason,
+            })
+            .collect(),
+        warnings: r.warnings,
+        audit_annotations: r.audit_annotations.into_iter().collect(),
+        evaluations: r
+            .evaluations
+            .into_iter()
+            .map(|e| policies::VapEvaluation {
+                policy: e.policy,
+                binding: e.binding,
+                params: e.params,
+                evaluated: e.evaluated,
+                detail: e.detail,
+                validations: e
+                    .validations
+                    .into_iter()
+                    .map(|v| policies::VapValidation {
+                        index: v.index,
+                        expression: v.expression,
+                        outcome: v.outcome,
+                        message: v.message,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        notes: r.notes,
     }
 }

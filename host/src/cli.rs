@@ -23,6 +23,7 @@ mod qos;
 mod review;
 mod rules;
 mod serve;
+mod vap;
 mod version;
 
 /// podmut: is this Pod change legal, what QoS results, can the node allocate it, what will the
@@ -48,6 +49,8 @@ enum Command {
     Statuses(node::StatusesArgs),
     /// Check admission configuration against KEP-5972's fail-closed rule for pods/dynamic.
     Coverage(coverage::CoverageArgs),
+    /// Evaluate ValidatingAdmissionPolicies on a Pod change offline (CEL, bindings, params).
+    Vap(vap::VapArgs),
     /// Answer an AdmissionReview (admission.k8s.io/v1) from a file or stdin.
     Review(review::ReviewArgs),
     /// One report of what a Pod change does: verdict, QoS, allocation, probes, statuses.
@@ -233,6 +236,7 @@ pub fn main() -> ExitCode {
         Command::Probes(a) => node::run_probes(&a),
         Command::Statuses(a) => node::run_statuses(&a),
         Command::Coverage(a) => coverage::run(&a),
+        Command::Vap(a) => vap::run(&a),
         Command::Review(a) => review::run(&a),
         Command::AdmissionReview(a) => admission_review::run(&a),
         Command::Plan(a) => plan::run(&a),

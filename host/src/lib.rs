@@ -38,6 +38,9 @@ pub mod types {
     pub use crate::bindings::exports::podmut::policy::node::{
         AllocationDecision, AllocationOutcome, PodCondition, ProbeAction, QosOptions,
     };
+    pub use crate::bindings::exports::podmut::policy::policies::{
+        VapDecision, VapEvaluation, VapReport, VapRequest, VapValidation,
+    };
     pub use crate::bindings::exports::podmut::policy::report::{
         ChangePlan as Plan, QosChange, RuleEntry, RuleTable,
     };

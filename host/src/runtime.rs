@@ -23,7 +23,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
-use crate::bindings::exports::podmut::policy::{admission, inputs, node, report};
+use crate::bindings::exports::podmut::policy::{admission, inputs, node, policies, report};
 use crate::bindings::podmut::policy::types;
 use crate::bindings::{Policy, PolicyPre};
 use crate::error::{CallError, HostError};
@@ -485,6 +485,12 @@ impl Runtime {
         scope: Option<&admission::CoverageScope>,
     ) -> Result<admission::CoverageReport, CallError> {
         let r = self.call(|p, s| p.podmut_policy_admission().call_coverage(s, configs, scope))?;
+        r.map_err(CallError::Input)
+    }
+
+    /// `policies.evaluate`: ValidatingAdmissionPolicies on one Pod request.
+    pub fn vap(&self, request: &policies::VapRequest) -> Result<policies::VapReport, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_policies().call_evaluate(s, request))?;
         r.map_err(CallError::Input)
     }
 }

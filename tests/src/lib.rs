@@ -33,6 +33,7 @@ pub mod qos;
 pub mod review;
 pub mod review_request;
 pub mod statuses;
+pub mod vap;
 
 /// How an area runs its cases: natively and through the component, both giving the function's
 /// whole answer as JSON of one shape, and the view of it a fixture's `expect` is compared with.
@@ -58,6 +59,7 @@ pub fn area_for(name: &str) -> Area {
         "fields" => fields::AREA,
         "plan" => plan::AREA,
         "review-request" => review_request::AREA,
+        "vap" => vap::AREA,
         _ => check::AREA,
     }
 }

@@ -11,7 +11,7 @@ use podmut_core::{read_pod_review_directly, review, review_value};
 use serde_json::{Value, json};
 
 /// Fixture areas that are not `check` cases (see `podmut_conformance::area_for`).
-const NOT_CHECK_AREAS: &[&str] = &["qos", "allocate", "probes", "statuses", "coverage"];
+const NOT_CHECK_AREAS: &[&str] = &["qos", "allocate", "probes", "statuses", "coverage", "vap"];
 
 /// The request paths a `check` fixture can name (`none` = the main resource).
 const CHECK_SUBRESOURCES: &[&str] = &["none", "dynamic", "ephemeralcontainers", "resize", "status"];

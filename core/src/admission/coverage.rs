@@ -178,7 +178,7 @@ struct Rule {
 
 /// A webhook's or a policy's (or binding's) matching criteria.
 #[derive(Clone, Debug, Default)]
-struct Criteria {
+pub(crate) struct Criteria {
     rules: Vec<Rule>,
     exclude: Vec<Rule>,
     /// Policies: an empty rule list matches everything. Webhooks: it matches nothing.
@@ -324,7 +324,10 @@ impl Object {
         if let Some(obj) = item.as_object_mut() {
             obj.insert("apiVersion".into(), Value::String(format!("{GROUP}/v1")));
         }
-        let ctx = Ctx { what: &what };
+        let ctx = Ctx {
+            input: INPUT,
+            what: &what,
+        };
         let object = Self::decode_known(&kind, name, &item, &ctx)?;
         Ok(Decoded::Object(Box::new(object)))
     }
@@ -407,26 +410,33 @@ impl Object {
     }
 }
 
-/// Decoding context: names the object in every error.
-struct Ctx<'a> {
-    what: &'a str,
+/// Decoding context: names the input and the object in every error (also `crate::vap`'s, for
+/// policies and bindings).
+pub(crate) struct Ctx<'a> {
+    /// The argument errors blame (`configs` here; a policy input for `crate::vap`).
+    pub(crate) input: &'a str,
+    /// The object, e.g. `ValidatingAdmissionPolicy "p"`.
+    pub(crate) what: &'a str,
 }
 
 impl Ctx<'_> {
-    fn decode<T: serde::de::DeserializeOwned>(&self, value: &Value) -> Result<T, InputError> {
-        document::decode(value, INPUT)
-            .map_err(|e| InputError::malformed(INPUT, format!("{}: {}", self.what, e.message())))
+    /// Decode `value` as `T`, the error naming the object.
+    pub(crate) fn decode<T: serde::de::DeserializeOwned>(&self, value: &Value) -> Result<T, InputError> {
+        document::decode(value, self.input)
+            .map_err(|e| InputError::malformed(self.input, format!("{}: {}", self.what, e.message())))
     }
 
-    fn err(&self, field: &Path, message: impl std::fmt::Display) -> InputError {
-        InputError::malformed(INPUT, format!("{}: {field}: {message}", self.what))
+    /// A malformed-input error about `field` of the object.
+    pub(crate) fn err(&self, field: &Path, message: impl std::fmt::Display) -> InputError {
+        InputError::malformed(self.input, format!("{}: {field}: {message}", self.what))
     }
 
     fn required(&self, field: &Path) -> InputError {
         self.err(field, "Required value")
     }
 
-    fn unsupported(&self, field: &Path, value: &str, valid: &[&str]) -> InputError {
+    /// Upstream's `Unsupported value` error.
+    pub(crate) fn unsupported(&self, field: &Path, value: &str, valid: &[&str]) -> InputError {
         let valid: Vec<String> = valid.iter().map(|v| format!("{v:?}")).collect();
         self.err(
             field,
@@ -486,7 +496,8 @@ impl Ctx<'_> {
         })
     }
 
-    fn criteria(&self, path: &Path, m: ar::MatchResources) -> Result<Criteria, InputError> {
+    /// Decode and validate a policy's `matchConstraints` or a binding's `matchResources` at `path`.
+    pub(crate) fn criteria(&self, path: &Path, m: ar::MatchResources) -> Result<Criteria, InputError> {
         let named = |field: &'static str,
                      rules: Option<Vec<ar::NamedRuleWithOperations>>|
          -> Result<Vec<Rule>, InputError> {
@@ -603,19 +614,40 @@ impl Ctx<'_> {
 // ---------------------------------------------------------------------------------------------
 // Matching one request against one rule (upstream `rules.Matcher`)
 
-/// The hypothetical requests: a create or update of `pods`, and an update of `pods/dynamic`.
+/// An admission operation. Coverage asks about hypothetical creates and updates of `pods` and
+/// updates of `pods/dynamic`; `crate::vap` matches the operation of a concrete request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+pub(crate) enum Op {
+    /// `CREATE`.
     Create,
+    /// `UPDATE`.
     Update,
+    /// `DELETE`.
+    Delete,
+    /// `CONNECT`.
+    Connect,
 }
 
 impl Op {
-    fn as_str(self) -> &'static str {
+    /// The admission operation's name.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Op::Create => "CREATE",
             Op::Update => "UPDATE",
+            Op::Delete => "DELETE",
+            Op::Connect => "CONNECT",
         }
+    }
+
+    /// The operation named `s` (`CREATE`, `UPDATE`, `DELETE`, `CONNECT`).
+    pub(crate) fn parse(s: &str) -> Option<Op> {
+        Some(match s {
+            "CREATE" => Op::Create,
+            "UPDATE" => Op::Update,
+            "DELETE" => Op::Delete,
+            "CONNECT" => Op::Connect,
+            _ => return None,
+        })
     }
 }
 
@@ -714,7 +746,7 @@ impl Criteria {
 // Selectors
 
 /// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`).
-fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+pub(crate) fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
     let by_labels = sel
         .match_labels
         .iter()
@@ -1046,6 +1078,67 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
         }
     }
     steps.join("; ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// One concrete request (ValidatingAdmissionPolicy evaluation, `crate::vap`)
+
+/// A concrete Pod request: what upstream's `matching.Matcher.Matches` looks at.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Concrete<'a> {
+    /// The operation.
+    pub(crate) op: Op,
+    /// `""` for the main resource, else e.g. `dynamic`, `resize`, `status`.
+    pub(crate) subresource: &'a str,
+    /// The Pod's name.
+    pub(crate) name: &'a str,
+    /// The namespace's labels.
+    pub(crate) namespace_labels: &'a BTreeMap<String, String>,
+    /// The labels of the new and the old object, where there is one.
+    pub(crate) object_labels: [Option<&'a BTreeMap<String, String>>; 2],
+}
+
+impl Criteria {
+    /// Upstream's `matching.Matcher.Matches` for a concrete request: the namespaceSelector, the
+    /// objectSelector (the new or the old object: either may match; an absent one never does),
+    /// then `excludeResourceRules`, then `resourceRules`. `Err` says why it does not match.
+    pub(crate) fn select(&self, req: &Concrete<'_>) -> Result<(), String> {
+        if let Some(sel) = &self.namespace_selector
+            && !selector_matches(sel, req.namespace_labels)
+        {
+            return Err(format!(
+                "{}.namespaceSelector does not select the namespace",
+                self.path
+            ));
+        }
+        if let Some(sel) = &self.object_selector
+            && !req
+                .object_labels
+                .iter()
+                .flatten()
+                .any(|l| selector_matches(sel, l))
+        {
+            return Err(format!("{}.objectSelector does not select the Pod", self.path));
+        }
+        let rules_req = Request {
+            op: req.op,
+            subresource: req.subresource,
+            name: req.name,
+        };
+        let resource = if req.subresource.is_empty() {
+            "pods".to_owned()
+        } else {
+            format!("pods/{}", req.subresource)
+        };
+        self.matches(&rules_req).map_err(|miss| match miss {
+            Miss::Excluded(path) => format!("{path} excludes {} {resource}", req.op.as_str()),
+            Miss::NoRule => format!(
+                "no rule of {}.resourceRules matches {} {resource}",
+                self.path,
+                req.op.as_str()
+            ),
+        })
+    }
 }
 
 #[cfg(test)]

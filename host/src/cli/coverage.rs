@@ -41,7 +41,7 @@ pub(crate) struct CoverageArgs {
     policy: PolicyArgs,
 }
 
-fn parse_labels(flag: &str, spec: &str) -> Result<Vec<(String, String)>, Failure> {
+pub(super) fn parse_labels(flag: &str, spec: &str) -> Result<Vec<(String, String)>, Failure> {
     spec.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())

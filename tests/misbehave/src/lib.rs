@@ -38,7 +38,7 @@ mod guest {
         export!(Component);
     }
 
-    use bindings::exports::podmut::policy::{admission, inputs, node, report, validate};
+    use bindings::exports::podmut::policy::{admission, inputs, node, policies, report, validate};
     use bindings::podmut::policy::types;
 
     struct Component;
@@ -177,6 +177,12 @@ mod guest {
                 upstream: String::new(),
                 rules: Vec::new(),
             }
+        }
+    }
+
+    impl policies::Guest for Component {
+        fn evaluate(_request: policies::VapRequest) -> Result<policies::VapReport, types::InputError> {
+            not_implemented()
         }
     }
 }

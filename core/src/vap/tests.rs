@@ -1,0 +1,215 @@
+//! The evaluator on KEP-5972's two sample policies and the behaviours upstream's dispatcher and
+//! validator define (`validating/dispatcher.go`, `validator.go`).
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+const DISABLE_DYNAMIC: &str = include_str!("../../../policies/vap/disable-dynamic-containers.yaml");
+const POD_INTENT: &str = include_str!("../../../policies/vap/pod-intent-immutable.yaml");
+
+const POD: &str = r#"{"apiVersion": "v1", "kind": "Pod",
+  "metadata": {"name": "web", "namespace": "team", "labels": {"app": "web"}},
+  "spec": {"containers": [{"name": "app", "image": "nginx:1.25", "command": ["nginx"],
+    "resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": "1"}}}]}}"#;
+
+fn pod_with(f: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(POD).unwrap();
+    f(&mut v);
+    v.to_string()
+}
+
+fn added_container() -> String {
+    pod_with(|v| {
+        v["spec"]["containers"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"name": "sidecar", "image": "busybox"}));
+    })
+}
+
+fn request(policy: &str, new: &str, sub: &str) -> VapRequest {
+    VapRequest {
+        policies: vec![policy.to_owned()],
+        old_object: Some(POD.to_owned()),
+        object: Some(new.to_owned()),
+        subresource: sub.to_owned(),
+        ..VapRequest::default()
+    }
+}
+
+fn immutable_namespace(mut r: VapRequest) -> VapRequest {
+    r.namespace_labels = Some(BTreeMap::from([(
+        "podmut.io/pod-intent".to_owned(),
+        "immutable".to_owned(),
+    )]));
+    r
+}
+
+#[test]
+fn disable_dynamic_containers_denies_adding_a_container_through_pods_dynamic() {
+    let r = vap_evaluate(&request(DISABLE_DYNAMIC, &added_container(), "dynamic")).unwrap();
+    assert!(!r.allowed, "{r:#?}");
+    assert_eq!(r.decisions.len(), 1);
+    let d = &r.decisions[0];
+    assert_eq!(
+        (d.policy.as_str(), d.binding.as_str(), d.action.as_str()),
+        ("disable-dynamic-containers", "disable-dynamic-containers", "Deny")
+    );
+    assert_eq!(
+        d.message,
+        "Dynamic Containers are disabled: adding or removing main containers is not allowed."
+    );
+    assert_eq!(d.reason.as_deref(), Some("Invalid"));
+    assert_eq!(
+        r.message,
+        "ValidatingAdmissionPolicy 'disable-dynamic-containers' with binding 'disable-dynamic-containers' denied request: Dynamic Containers are disabled: adding or removing main containers is not allowed."
+    );
+}
+
+#[test]
+fn disable_dynamic_containers_does_not_match_the_plain_path() {
+    let r = vap_evaluate(&request(DISABLE_DYNAMIC, &added_container(), "")).unwrap();
+    assert!(r.allowed, "{r:#?}");
+    assert!(r.decisions.is_empty());
+    assert!(
+        r.evaluations[0]
+            .detail
+            .contains("no rule of spec.matchConstraints.resourceRules matches UPDATE pods"),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn disable_dynamic_containers_allows_a_resize_through_pods_dynamic() {
+    let new = pod_with(|v| v["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "2".into());
+    let r = vap_evaluate(&request(DISABLE_DYNAMIC, &new, "dynamic")).unwrap();
+    assert!(r.allowed, "{r:#?}");
+    assert_eq!(r.evaluations[0].validations[0].outcome, "admit");
+}
+
+#[test]
+fn pod_intent_immutable_allows_a_resources_change() {
+    let new = pod_with(|v| v["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "2".into());
+    for sub in ["", "resize", "dynamic"] {
+        let r = vap_evaluate(&immutable_namespace(request(POD_INTENT, &new, sub))).unwrap();
+        assert!(r.allowed, "{sub}: {r:#?}");
+        let e = &r.evaluations[0];
+        assert!(e.evaluated, "{sub}: {r:#?}");
+        assert_eq!(
+            e.validations
+                .iter()
+                .map(|v| v.outcome.as_str())
+                .collect::<Vec<_>>(),
+            ["admit", "admit"]
+        );
+    }
+}
+
+#[test]
+fn pod_intent_immutable_denies_a_command_change() {
+    let new = pod_with(|v| v["spec"]["containers"][0]["command"] = serde_json::json!(["sh", "-c", "evil"]));
+    let r = vap_evaluate(&immutable_namespace(request(POD_INTENT, &new, ""))).unwrap();
+    assert!(!r.allowed, "{r:#?}");
+    assert_eq!(r.decisions.len(), 1, "{r:#?}");
+    assert_eq!(
+        r.decisions[0].message,
+        "containers are immutable, except allowed fields"
+    );
+    assert_eq!(r.evaluations[0].validations[0].outcome, "admit");
+    assert_eq!(r.evaluations[0].validations[1].outcome, "deny");
+}
+
+#[test]
+fn pod_intent_immutable_denies_adding_a_container_and_a_spec_field() {
+    let r = vap_evaluate(&immutable_namespace(request(
+        POD_INTENT,
+        &added_container(),
+        "dynamic",
+    )))
+    .unwrap();
+    assert!(!r.allowed);
+    assert_eq!(
+        r.decisions[0].message,
+        "containers are immutable, except allowed fields"
+    );
+    let new = pod_with(|v| v["spec"]["hostname"] = "other".into());
+    let r = vap_evaluate(&immutable_namespace(request(POD_INTENT, &new, ""))).unwrap();
+    assert!(!r.allowed);
+    assert_eq!(r.decisions[0].message, "pod spec field is immutable");
+}
+
+#[test]
+fn pod_intent_immutable_skips_status_updates_and_other_namespaces() {
+    let new = pod_with(|v| v["spec"]["containers"][0]["command"] = serde_json::json!(["x"]));
+    let r = vap_evaluate(&immutable_namespace(request(POD_INTENT, &new, "status"))).unwrap();
+    assert!(r.allowed);
+    assert!(
+        r.evaluations[0].detail.contains("excludes UPDATE pods/status"),
+        "{r:#?}"
+    );
+    let r = vap_evaluate(&request(POD_INTENT, &new, "")).unwrap();
+    assert!(r.allowed);
+    assert!(
+        r.evaluations[0]
+            .detail
+            .contains("namespaceSelector does not select"),
+        "{r:#?}"
+    );
+}
+
+fn one_validation(expression: &str, failure_policy: &str) -> String {
+    format!(
+        r#"[{{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+  "metadata": {{"name": "p"}},
+  "spec": {{"failurePolicy": "{failure_policy}",
+    "matchConstraints": {{"resourceRules": [{{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["UPDATE"], "resources": ["pods"]}}]}},
+    "validations": [{{"expression": {expression:?}}}]}}}},
+ {{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+  "metadata": {{"name": "p"}}, "spec": {{"policyName": "p", "validationActions": ["Deny"]}}}}]"#
+    )
+}
+
+#[test]
+fn a_compile_error_names_the_input_the_policy_the_field_and_the_column() {
+    let e = vap_evaluate(&request(
+        &one_validation("object.spec.containers.all(c, c.name ==)", "Fail"),
+        POD,
+        "",
+    ))
+    .unwrap_err();
+    assert_eq!(e.input(), "policy[0]");
+    assert!(
+        e.message().starts_with(
+            "ValidatingAdmissionPolicy \"p\": spec.validations[0].expression: compilation error at line 1, column 40:"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_cost_limit_stops_a_hostile_expression_before_it_runs() {
+    for hostile in [
+        "lists.range(1000).all(i, lists.range(1000).all(j, lists.range(1000).all(k, i + j + k >= 0)))",
+        "lists.range(size(object.spec.containers) * 1000000).all(i, i >= 0)",
+        "object.spec.containers.all(c, lists.range(100000).all(i, lists.range(100).exists(j, j == i)))",
+    ] {
+        let r = vap_evaluate(&request(&one_validation(hostile, "Fail"), POD, "")).unwrap();
+        assert!(!r.allowed, "{hostile}");
+        assert!(
+            r.decisions[0]
+                .message
+                .contains("operation cancelled: actual cost limit exceeded"),
+            "{hostile}: {}",
+            r.decisions[0].message
+        );
+        // Under Ignore it is admitted, and the refusal is still shown on the validation.
+        let r = vap_evaluate(&request(&one_validation(hostile, "Ignore"), POD, "")).unwrap();
+        assert!(r.allowed);
+        assert_eq!(r.evaluations[0].validations[0].outcome, "error");
+    }
+    // Ordinary nested comprehensions over the Pod are well within the limit.
+    let fine = "object.spec.containers.all(c, oldObject.spec.containers.exists(o, o.name == c.name && o.all(k, k in c)))";
+    let r = vap_evaluate(&request(&one_validation(fine, "Fail"), POD, "")).unwrap();
+    assert!(r.allowed, "{r:#?}");
+}

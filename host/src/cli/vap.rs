@@ -1,0 +1,250 @@
+//! `podmut vap`: evaluate ValidatingAdmissionPolicies (and their bindings) on one Pod change,
+//! offline, as the API server's admission plugin would — inside the component.
+//!
+//! Exit codes: 0 allowed, 1 denied (some decision is `Deny`), 2 bad input (including a policy
+//! whose CEL does not compile: the message names the policy, the field and the column).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use super::coverage::parse_labels;
+use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
+use crate::output::{to_json_string, to_yaml_string};
+use crate::types::{VapReport, VapRequest};
+
+/// Arguments of `podmut vap`.
+#[derive(Debug, Args)]
+pub(crate) struct VapArgs {
+    /// ValidatingAdmissionPolicies and ValidatingAdmissionPolicyBindings
+    /// (admissionregistration.k8s.io/v1; YAML stream, JSON list or List); repeat for several files.
+    #[arg(long = "policy", value_name = "FILE", required = true)]
+    policies: Vec<PathBuf>,
+    /// The Pod before the change (without it the request is a CREATE).
+    #[arg(long, value_name = "FILE", conflicts_with = "review")]
+    old: Option<PathBuf>,
+    /// The Pod after the change.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "review",
+        conflicts_with = "review"
+    )]
+    new: Option<PathBuf>,
+    /// The subresource the change arrives on: dynamic, resize, ephemeralcontainers, status (none:
+    /// the main resource).
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "",
+        hide_default_value = true,
+        conflicts_with = "review"
+    )]
+    subresource: String,
+    /// An admission.k8s.io/v1 AdmissionReview instead of --old/--new (its operation, user and
+    /// subresource are used).
+    #[arg(long, value_name = "FILE")]
+    review: Option<PathBuf>,
+    /// Params objects for policies with paramKind (YAML stream, JSON list or List).
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+    /// The namespace's labels, for namespaceSelectors and namespaceObject: k=v,k=v
+    /// (kubernetes.io/metadata.name is always set to the Pod's namespace).
+    #[arg(long, value_name = "K=V,...")]
+    namespace_labels: Option<String>,
+    /// The requesting user (request.userInfo.username).
+    #[arg(long, value_name = "NAME")]
+    user: Option<String>,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t)]
+    output: OutputFormat,
+    /// Run this component (.wasm) instead of the embedded one (`--policy` names the policies here).
+    #[arg(long, value_name = "FILE.wasm", env = "PODMUT_POLICY")]
+    component: Option<PathBuf>,
+    /// Directory for compiled components (default: $XDG_CACHE_HOME/podmut or ~/.cache/podmut).
+    #[arg(long, value_name = "DIR", env = "PODMUT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Compile the component in memory every time.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// The `vap -o json` object.
+pub(crate) fn report_json(r: &VapReport) -> Value {
+    let decisions: Vec<Value> = r
+        .decisions
+        .iter()
+        .map(|d| {
+            let mut v = json!({
+                "policy": d.policy,
+                "binding": d.binding,
+                "action": d.action,
+                "message": d.message,
+            });
+            if let Some(obj) = v.as_object_mut() {
+                if let Some(e) = &d.expression {
+                    obj.insert("expression".into(), json!(e));
+                }
+                if let Some(reason) = &d.reason {
+                    obj.insert("reason".into(), json!(reason));
+                }
+            }
+            v
+        })
+        .collect();
+    let evaluations: Vec<Value> = r
+        .evaluations
+        .iter()
+        .map(|e| {
+            let mut v = json!({
+                "policy": e.policy,
+                "evaluated": e.evaluated,
+                "detail": e.detail,
+                "validations": e.validations.iter().map(|v| json!({
+                    "index": v.index,
+                    "expression": v.expression,
+                    "outcome": v.outcome,
+                    "message": v.message,
+                })).collect::<Vec<_>>(),
+            });
+            if let Some(obj) = v.as_object_mut() {
+                if let Some(b) = &e.binding {
+                    obj.insert("binding".into(), json!(b));
+                }
+                if let Some(p) = &e.params {
+                    obj.insert("params".into(), json!(p));
+                }
+            }
+            v
+        })
+        .collect();
+    let annotations: Map<String, Value> = r
+        .audit_annotations
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    json!({
+        "allowed": r.allowed,
+        "message": r.message,
+        "decisions": decisions,
+        "warnings": r.warnings,
+        "auditAnnotations": annotations,
+        "evaluations": evaluations,
+        "notes": r.notes,
+    })
+}
+
+fn report_text(r: &VapReport) -> String {
+    let mut s = String::new();
+    if r.allowed {
+        let _ = writeln!(s, "ALLOWED");
+    } else {
+        let _ = writeln!(s, "DENIED: {}", r.message);
+    }
+    for e in &r.evaluations {
+        let binding = e
+            .binding
+            .as_deref()
+            .map(|b| format!(" binding {b}"))
+            .unwrap_or_default();
+        let params = e
+            .params
+            .as_deref()
+            .map(|p| format!(" params {p}"))
+            .unwrap_or_default();
+        let state = if e.evaluated {
+            "evaluated".to_owned()
+        } else {
+            e.detail.clone()
+        };
+        let _ = writeln!(s, "\npolicy {}{binding}{params}: {state}", e.policy);
+        if e.evaluated && !e.detail.is_empty() {
+            let _ = writeln!(s, "  {}", e.detail);
+        }
+        for v in &e.validations {
+            let first_line = v.expression.lines().next().unwrap_or_default();
+            let _ = writeln!(s, "  [{}] {:<5} {first_line}", v.index, v.outcome);
+            if !v.message.is_empty() {
+                let _ = writeln!(s, "            {}", v.message);
+            }
+        }
+    }
+    for d in r.decisions.iter().filter(|d| d.action != "Deny") {
+        let _ = writeln!(
+            s,
+            "\n{}: {} ({}/{})",
+            d.action.to_lowercase(),
+            d.message,
+            d.policy,
+            d.binding
+        );
+    }
+    for w in &r.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    for (k, v) in &r.audit_annotations {
+        let _ = writeln!(s, "audit annotation: {k}={v}");
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+fn read_opt(path: Option<&PathBuf>, flag: &str) -> Result<Option<String>, Failure> {
+    path.map(|p| read_input(p, flag)).transpose()
+}
+
+pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
+    let policies = a
+        .policies
+        .iter()
+        .map(|p| read_input(p, "--policy"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = VapRequest {
+        policies,
+        old_object: read_opt(a.old.as_ref(), "--old")?,
+        object: read_opt(a.new.as_ref(), "--new")?,
+        subresource: a.subresource.clone(),
+        review: read_opt(a.review.as_ref(), "--review")?,
+        params: read_opt(a.params.as_ref(), "--params")?,
+        namespace_labels: a
+            .namespace_labels
+            .as_deref()
+            .map(|s| parse_labels("--namespace-labels", s))
+            .transpose()?,
+        user: a.user.clone(),
+    };
+    let runtime = PolicyArgs {
+        policy: a.component.clone(),
+        cache_dir: a.cache_dir.clone(),
+        no_cache: a.no_cache,
+    }
+    .runtime()?;
+    let names: Vec<(String, String)> = a
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("policy[{i}]"), p.display().to_string()))
+        .chain(
+            [
+                ("old-pod", a.old.as_ref()),
+                ("new-pod", a.new.as_ref()),
+                ("admission-review", a.review.as_ref()),
+                ("params", a.params.as_ref()),
+            ]
+            .into_iter()
+            .filter_map(|(n, p)| p.map(|p| (n.to_owned(), p.display().to_string()))),
+        )
+        .collect();
+    let files: Vec<(&str, &str)> = names.iter().map(|(n, f)| (n.as_str(), f.as_str())).collect();
+    let report = runtime.vap(&request).map_err(|e| Failure::from_call(e, &files))?;
+    match a.output {
+        OutputFormat::Text => emit(&report_text(&report)),
+        OutputFormat::Json => emit(&to_json_string(&report_json(&report))),
+        OutputFormat::Yaml => emit(&to_yaml_string(&report_json(&report))),
+    }
+    Ok(if report.allowed { 0 } else { 1 })
+}
