@@ -80,7 +80,7 @@ pub fn wasm_answer(req: &podmut_core::VapRequest) -> Value {
         user: req.user.clone(),
     };
     match runtime().vap(&wit) {
-        Ok(r) => serde_json::to_value(&from_wit(r)).unwrap_or(Value::Null),
+        Ok(r) => serde_json::to_value(from_wit(r)).unwrap_or(Value::Null),
         Err(e) => component_error(&e),
     }
 }
