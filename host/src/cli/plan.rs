@@ -1,21 +1,28 @@
 //! `podmut plan`: one report of what a Pod change does end to end, from the component's
 //! `report.plan` — the API server's verdict, QoS before and after, the kubelet's allocation, the
 //! probe plan and the container statuses right after. The text reads like `terraform plan`.
+//!
+//! `--policy FILE` keeps naming the component, as in every command; plan also takes
+//! ValidatingAdmissionPolicies there (issue 17): each file is sniffed — the WebAssembly magic
+//! `\0asm` (or a `.wasm` name) is the component, anything else holds policies and bindings, which
+//! the component's `policies.evaluate` judges beside `report.plan` (the `vap` section).
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Value, json};
 
 use super::check::SettingsArgs;
 use super::inputs::{ValidateArgs, print_warnings, read_file};
-use super::{Failure, OutputFormat, PolicyArgs, emit};
+use super::vap::{ContextArgs, evaluate, report_json, report_text};
+use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::output::{
     allocation_json, outcome_name, parse_subresource, probe_plan_json, qos_name, statuses_text,
-    to_json_string, to_yaml_string, verdict_json,
+    subresource_name, to_json_string, to_yaml_string, verdict_json,
 };
-use crate::runtime::PlanRequest;
-use crate::types::{AllocationOutcome, DocumentKind, Plan, Subresource};
+use crate::runtime::{PlanRequest, Runtime};
+use crate::types::{AllocationOutcome, DocumentKind, Plan, Subresource, VapReport, VapRequest};
 
 /// Arguments of `podmut plan`.
 #[derive(Debug, Args)]
@@ -42,13 +49,153 @@ pub(crate) struct PlanArgs {
     output: OutputFormat,
     #[command(flatten)]
     validate: ValidateArgs,
+    /// The component (.wasm) to run instead of the embedded one, or a file of
+    /// ValidatingAdmissionPolicies and bindings to evaluate on the change (repeatable; told apart
+    /// by the WebAssembly magic). Without a .wasm, $PODMUT_POLICY names the component.
+    #[arg(long, value_name = "FILE")]
+    policy: Vec<PathBuf>,
     #[command(flatten)]
-    policy: PolicyArgs,
+    context: ContextArgs,
+    /// Directory for compiled components (default: $XDG_CACHE_HOME/podmut or ~/.cache/podmut).
+    #[arg(long, value_name = "DIR", env = "PODMUT_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Compile the component in memory every time.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// What plan's `--policy` files hold: at most one component, and any number of policy files.
+struct PolicyFiles {
+    component: PolicyArgs,
+    /// (path, text) of each file of ValidatingAdmissionPolicies and bindings.
+    vaps: Vec<(PathBuf, String)>,
+}
+
+/// The WebAssembly binary magic every component starts with.
+const WASM_MAGIC: &[u8; 4] = b"\0asm";
+
+/// Whether `path` names a WebAssembly file: its first bytes are the magic, or (unreadable, or
+/// not WebAssembly at all) it is called `*.wasm` — so a broken component still fails as one
+/// (exit 3, "not a WebAssembly component"), not as a policy file that does not parse.
+fn is_wasm(path: &Path) -> bool {
+    if path == Path::new("-") {
+        return false;
+    }
+    let mut head = [0u8; 4];
+    let magic = std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == WASM_MAGIC);
+    magic || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("wasm"))
+}
+
+impl PlanArgs {
+    /// Sort the `--policy` files into the component and the policy files (read here).
+    fn policy_files(&self) -> Result<PolicyFiles, Failure> {
+        let (wasm, vaps): (Vec<&PathBuf>, Vec<&PathBuf>) = self.policy.iter().partition(|p| is_wasm(p));
+        let component = match wasm.as_slice() {
+            [] => std::env::var_os("PODMUT_POLICY")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
+            [one] => Some((*one).clone()),
+            [a, b, ..] => {
+                return Err(Failure::input(format!(
+                    "--policy: at most one component (.wasm) runs the plan, got {} and {}",
+                    a.display(),
+                    b.display()
+                )));
+            }
+        };
+        let vaps = vaps
+            .into_iter()
+            .map(|p| Ok((p.clone(), read_input(p, "--policy")?)))
+            .collect::<Result<_, Failure>>()?;
+        Ok(PolicyFiles {
+            component: PolicyArgs {
+                policy: component,
+                cache_dir: self.cache_dir.clone(),
+                no_cache: self.no_cache,
+            },
+            vaps,
+        })
+    }
+}
+
+/// The `vap` section: evaluated, or why not.
+enum VapSection {
+    /// No policy files were given.
+    NotAsked,
+    /// Not evaluated (the API server's own validation denies first).
+    Skipped(String),
+    Evaluated(VapReport),
+}
+
+impl VapSection {
+    fn denies(&self) -> bool {
+        matches!(self, Self::Evaluated(r) if !r.allowed)
+    }
+}
+
+/// Why validating admission is not reached when the API server's validation denies: the registry
+/// validates the object (`rest.BeforeCreate`/`BeforeUpdate`) before it calls validating admission.
+const VAP_AFTER_VALIDATION: &str = "the API server's validation denies the change, and \
+ValidatingAdmissionPolicies run only after it (`podmut vap` evaluates them anyway)";
+
+/// Evaluate the policy files on the change the plan judged (its old and new Pods as read).
+fn evaluate_vaps(
+    a: &PlanArgs,
+    runtime: &Runtime,
+    vaps: &[(PathBuf, String)],
+    (old, new): (&str, &str),
+    admitted: bool,
+) -> Result<VapSection, Failure> {
+    if vaps.is_empty() {
+        return Ok(VapSection::NotAsked);
+    }
+    if !admitted {
+        return Ok(VapSection::Skipped(VAP_AFTER_VALIDATION.to_owned()));
+    }
+    let request = VapRequest {
+        old_object: Some(old.to_owned()),
+        object: Some(new.to_owned()),
+        subresource: match a.subresource {
+            Subresource::None => String::new(),
+            other => subresource_name(other).to_owned(),
+        },
+        ..a.context
+            .request(vaps.iter().map(|(_, text)| text.clone()).collect())?
+    };
+    let paths: Vec<PathBuf> = vaps.iter().map(|(p, _)| p.clone()).collect();
+    let report = evaluate(
+        runtime,
+        &request,
+        &paths,
+        &[
+            ("old-pod", Some(&a.old)),
+            ("new-pod", Some(&a.new)),
+            ("params", a.context.params.as_ref()),
+        ],
+    )?;
+    Ok(VapSection::Evaluated(report))
+}
+
+/// Under a policy's denial nothing reaches the node: the node-side sections say so.
+fn skip_node_side(plan: &mut Plan) {
+    let why = "a ValidatingAdmissionPolicy denies the change: nothing reaches the node".to_owned();
+    if plan.allocation.take().is_some() {
+        plan.allocation_skipped.clone_from(&why);
+    }
+    if plan.probes.take().is_some() {
+        plan.probes_skipped.clone_from(&why);
+    }
+    if plan.statuses.take().is_some() {
+        plan.statuses_skipped = why;
+    }
 }
 
 pub(crate) fn run(a: &PlanArgs) -> Result<u8, Failure> {
     let (settings, settings_source) = a.settings.document(false)?;
-    let runtime = a.policy.runtime()?;
+    let policy_files = a.policy_files()?;
+    let runtime = policy_files.component.runtime()?;
     let mut warnings = Vec::new();
     let mut one = |path: &PathBuf, flag: &str, input: &str, kind: DocumentKind| -> Result<String, Failure> {
         let (doc, w) = read_file(&runtime, path, flag, input, kind, a.validate)?.single()?;
@@ -93,7 +240,7 @@ pub(crate) fn run(a: &PlanArgs) -> Result<u8, Failure> {
         p.as_ref()
             .map_or_else(|| flag.to_owned(), |p| p.display().to_string())
     };
-    let plan = runtime.plan(&request).map_err(|e| {
+    let mut plan = runtime.plan(&request).map_err(|e| {
         Failure::from_call(
             e,
             &[
@@ -105,22 +252,33 @@ pub(crate) fn run(a: &PlanArgs) -> Result<u8, Failure> {
             ],
         )
     })?;
-    let applies = applies(&plan);
+    let vap = evaluate_vaps(
+        a,
+        &runtime,
+        &policy_files.vaps,
+        (&old, &new),
+        plan.admission.allowed,
+    )?;
+    if vap.denies() {
+        skip_node_side(&mut plan);
+    }
+    let applies = applies(&plan, &vap);
     match a.output {
         OutputFormat::Text => {
-            emit(&plan_text(&plan, a.subresource));
+            emit(&plan_text(&plan, &vap, a.subresource));
             print_warnings(&plan.admission.warnings);
             print_warnings(&warnings);
         }
-        OutputFormat::Json => emit(&to_json_string(&plan_json(&plan, &warnings))),
-        OutputFormat::Yaml => emit(&to_yaml_string(&plan_json(&plan, &warnings))),
+        OutputFormat::Json => emit(&to_json_string(&plan_json(&plan, &vap, &warnings))),
+        OutputFormat::Yaml => emit(&to_yaml_string(&plan_json(&plan, &vap, &warnings))),
     }
     Ok(if applies { 0 } else { 1 })
 }
 
-/// Admitted, and allocated when a node was given.
-fn applies(plan: &Plan) -> bool {
+/// Admitted (by the API server and every policy), and allocated when a node was given.
+fn applies(plan: &Plan, vap: &VapSection) -> bool {
     plan.admission.allowed
+        && !vap.denies()
         && plan
             .allocation
             .as_ref()
@@ -131,17 +289,26 @@ fn skipped(why: &str) -> Value {
     json!({ "skipped": why })
 }
 
-/// The `plan -o json` object: `{"admission", "qos", "allocation", "probes", "statuses", "applies"}`;
-/// a section that was not computed is `{"skipped": "<why>"}`.
-pub(crate) fn plan_json(plan: &Plan, field_warnings: &[String]) -> Value {
+/// The `plan -o json` object: `{"admission", "vap", "qos", "allocation", "probes", "statuses",
+/// "applies"}`; a section that was not computed is `{"skipped": "<why>"}`; `vap` is `podmut vap -o
+/// json`'s object.
+fn plan_json(plan: &Plan, vap_section: &VapSection, field_warnings: &[String]) -> Value {
     let mut admission = verdict_json(&plan.admission);
     if let Some(w) = admission.get_mut("warnings").and_then(Value::as_array_mut) {
         w.extend(field_warnings.iter().map(|s| json!(s)));
     }
     let before = qos_name(plan.qos.before);
     let after = qos_name(plan.qos.after);
+    let vap = match vap_section {
+        VapSection::NotAsked => {
+            skipped("no ValidatingAdmissionPolicies given (--policy FILE with policies and bindings)")
+        }
+        VapSection::Skipped(why) => skipped(why),
+        VapSection::Evaluated(r) => report_json(r),
+    };
     json!({
         "admission": admission,
+        "vap": vap,
         "qos": {"before": before, "after": after, "changed": before != after},
         "allocation": plan.allocation.as_ref().map_or_else(|| skipped(&plan.allocation_skipped), allocation_json),
         "probes": plan.probes.as_ref().map_or_else(|| skipped(&plan.probes_skipped), probe_plan_json),
@@ -150,7 +317,7 @@ pub(crate) fn plan_json(plan: &Plan, field_warnings: &[String]) -> Value {
             .as_ref()
             .and_then(|s| serde_json::from_str::<Value>(s).ok())
             .unwrap_or_else(|| skipped(&plan.statuses_skipped)),
-        "applies": applies(plan),
+        "applies": applies(plan, vap_section),
     })
 }
 
@@ -163,9 +330,31 @@ fn change_mark(kind: &str) -> char {
     }
 }
 
+/// The `vap` block of the text: the verdict, then `podmut vap`'s lines (policies, validations,
+/// warnings, audit annotations) indented below it. Nothing when no policies were given.
+fn vap_text(vap: &VapSection) -> String {
+    match vap {
+        VapSection::NotAsked => String::new(),
+        VapSection::Skipped(why) => format!("  vap: (not evaluated) {why}\n"),
+        VapSection::Evaluated(r) => {
+            let mut out = if r.allowed {
+                "  vap: allowed\n".to_owned()
+            } else {
+                format!("  vap: denied: {}\n", r.message)
+            };
+            for line in report_text(r).lines().skip(1).filter(|l| !l.trim().is_empty()) {
+                out.push_str("    ");
+                out.push_str(line);
+                out.push('\n');
+            }
+            out
+        }
+    }
+}
+
 /// The `plan -o text` rendering, like `terraform plan`: one block per section with `+`/`~`/`-`
 /// marks, then a one-line summary.
-pub(crate) fn plan_text(plan: &Plan, sub: Subresource) -> String {
+fn plan_text(plan: &Plan, vap: &VapSection, sub: Subresource) -> String {
     let path = match sub {
         Subresource::None => "pods".to_owned(),
         other => format!("pods/{}", crate::output::subresource_name(other)),
@@ -184,6 +373,7 @@ pub(crate) fn plan_text(plan: &Plan, sub: Subresource) -> String {
             out.push_str(&format!("    ! [{}]\n", e.origin));
         }
     }
+    out.push_str(&vap_text(vap));
     let (before, after) = (qos_name(plan.qos.before), qos_name(plan.qos.after));
     if before == after {
         out.push_str(&format!("  qos: {after} (unchanged)\n"));
@@ -260,11 +450,20 @@ pub(crate) fn plan_text(plan: &Plan, sub: Subresource) -> String {
         )),
     }
     out.push('\n');
-    out.push_str(&summary(plan));
+    out.push_str(&summary(plan, vap));
     out
 }
 
-fn summary(plan: &Plan) -> String {
+fn summary(plan: &Plan, vap: &VapSection) -> String {
+    if let VapSection::Evaluated(r) = vap
+        && !r.allowed
+    {
+        let n = r.decisions.iter().filter(|d| d.action == "Deny").count();
+        return format!(
+            "Plan: the API server admits the change, but ValidatingAdmissionPolicies deny it ({n} decision{}).\n",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     if !plan.admission.allowed {
         let n = plan.admission.errors.len();
         return format!(

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::coverage::parse_labels;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::output::{to_json_string, to_yaml_string};
+use crate::runtime::Runtime;
 use crate::types::{VapReport, VapRequest};
 
 /// Arguments of `podmut vap`.
@@ -47,16 +48,8 @@ pub(crate) struct VapArgs {
     /// subresource are used).
     #[arg(long, value_name = "FILE")]
     review: Option<PathBuf>,
-    /// Params objects for policies with paramKind (YAML stream, JSON list or List).
-    #[arg(long, value_name = "FILE")]
-    params: Option<PathBuf>,
-    /// The namespace's labels, for namespaceSelectors and namespaceObject: k=v,k=v
-    /// (kubernetes.io/metadata.name is always set to the Pod's namespace).
-    #[arg(long, value_name = "K=V,...")]
-    namespace_labels: Option<String>,
-    /// The requesting user (request.userInfo.username).
-    #[arg(long, value_name = "NAME")]
-    user: Option<String>,
+    #[command(flatten)]
+    context: ContextArgs,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
@@ -69,6 +62,42 @@ pub(crate) struct VapArgs {
     /// Compile the component in memory every time.
     #[arg(long)]
     no_cache: bool,
+}
+
+/// What the policies see besides the Pods: params, the namespace's labels, the user (`podmut vap`
+/// and `podmut plan --policy`).
+#[derive(Debug, Args)]
+pub(crate) struct ContextArgs {
+    /// Params objects for policies with paramKind (YAML stream, JSON list or List).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) params: Option<PathBuf>,
+    /// The namespace's labels, for namespaceSelectors and namespaceObject: k=v,k=v
+    /// (kubernetes.io/metadata.name is always set to the Pod's namespace).
+    #[arg(long, value_name = "K=V,...")]
+    namespace_labels: Option<String>,
+    /// The requesting user (request.userInfo.username).
+    #[arg(long, value_name = "NAME")]
+    user: Option<String>,
+}
+
+impl ContextArgs {
+    /// A request of `policies` on these params, labels and user; the Pods and subresource unset.
+    pub(crate) fn request(&self, policies: Vec<String>) -> Result<VapRequest, Failure> {
+        Ok(VapRequest {
+            policies,
+            old_object: None,
+            object: None,
+            subresource: String::new(),
+            review: None,
+            params: read_opt(self.params.as_ref(), "--params")?,
+            namespace_labels: self
+                .namespace_labels
+                .as_deref()
+                .map(|s| parse_labels("--namespace-labels", s))
+                .transpose()?,
+            user: self.user.clone(),
+        })
+    }
 }
 
 /// The `vap -o json` object.
@@ -136,7 +165,7 @@ pub(crate) fn report_json(r: &VapReport) -> Value {
     })
 }
 
-fn report_text(r: &VapReport) -> String {
+pub(crate) fn report_text(r: &VapReport) -> String {
     let mut s = String::new();
     if r.allowed {
         let _ = writeln!(s, "ALLOWED");
@@ -197,6 +226,28 @@ fn read_opt(path: Option<&PathBuf>, flag: &str) -> Result<Option<String>, Failur
     path.map(|p| read_input(p, flag)).transpose()
 }
 
+/// Call the component's `policies.evaluate`; an input error names the file it blames (the i-th
+/// `--policy` file for `policy[i]`, the file given for `old-pod`, `params`, ...).
+pub(crate) fn evaluate(
+    runtime: &Runtime,
+    request: &VapRequest,
+    policies: &[PathBuf],
+    others: &[(&str, Option<&PathBuf>)],
+) -> Result<VapReport, Failure> {
+    let names: Vec<(String, String)> = policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("policy[{i}]"), p.display().to_string()))
+        .chain(
+            others
+                .iter()
+                .filter_map(|(n, p)| p.map(|p| ((*n).to_owned(), p.display().to_string()))),
+        )
+        .collect();
+    let files: Vec<(&str, &str)> = names.iter().map(|(n, f)| (n.as_str(), f.as_str())).collect();
+    runtime.vap(request).map_err(|e| Failure::from_call(e, &files))
+}
+
 pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
     let policies = a
         .policies
@@ -204,18 +255,11 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         .map(|p| read_input(p, "--policy"))
         .collect::<Result<Vec<_>, _>>()?;
     let request = VapRequest {
-        policies,
         old_object: read_opt(a.old.as_ref(), "--old")?,
         object: read_opt(a.new.as_ref(), "--new")?,
         subresource: a.subresource.clone(),
         review: read_opt(a.review.as_ref(), "--review")?,
-        params: read_opt(a.params.as_ref(), "--params")?,
-        namespace_labels: a
-            .namespace_labels
-            .as_deref()
-            .map(|s| parse_labels("--namespace-labels", s))
-            .transpose()?,
-        user: a.user.clone(),
+        ..a.context.request(policies)?
     };
     let runtime = PolicyArgs {
         policy: a.component.clone(),
@@ -223,24 +267,17 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         no_cache: a.no_cache,
     }
     .runtime()?;
-    let names: Vec<(String, String)> = a
-        .policies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("policy[{i}]"), p.display().to_string()))
-        .chain(
-            [
-                ("old-pod", a.old.as_ref()),
-                ("new-pod", a.new.as_ref()),
-                ("admission-review", a.review.as_ref()),
-                ("params", a.params.as_ref()),
-            ]
-            .into_iter()
-            .filter_map(|(n, p)| p.map(|p| (n.to_owned(), p.display().to_string()))),
-        )
-        .collect();
-    let files: Vec<(&str, &str)> = names.iter().map(|(n, f)| (n.as_str(), f.as_str())).collect();
-    let report = runtime.vap(&request).map_err(|e| Failure::from_call(e, &files))?;
+    let report = evaluate(
+        &runtime,
+        &request,
+        &a.policies,
+        &[
+            ("old-pod", a.old.as_ref()),
+            ("new-pod", a.new.as_ref()),
+            ("admission-review", a.review.as_ref()),
+            ("params", a.context.params.as_ref()),
+        ],
+    )?;
     match a.output {
         OutputFormat::Text => emit(&report_text(&report)),
         OutputFormat::Json => emit(&to_json_string(&report_json(&report))),

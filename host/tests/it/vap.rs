@@ -1,6 +1,7 @@
 //! `podmut vap` (issue 17) through the built binary, and so through the component: KEP-5972's two
 //! sample policies on the example changes, the JSON shape, the exit codes, an AdmissionReview
-//! input and the bad-input errors.
+//! input and the bad-input errors; and `podmut plan --policy`, whose `--policy` files are the
+//! component (a .wasm) or policies, told apart by their bytes.
 
 use serde_json::Value;
 
@@ -10,22 +11,25 @@ fn vap_policy(name: &str) -> String {
     policies().join("vap").join(name).to_string_lossy().into_owned()
 }
 
-/// `podmut vap --policy P --old OLD --new NEW ARGS` on two Pods written to scratch files.
-fn vap(policy: &str, old: &Value, new: &Value, args: &[&str]) -> std::process::Output {
-    let dir = tempdir();
-    let old = write(dir.path(), "old.json", &old.to_string());
-    let new = write(dir.path(), "new.json", &new.to_string());
-    let mut all = vec![
-        "vap",
-        "--policy",
-        policy,
-        "--old",
-        old.to_str().unwrap(),
-        "--new",
-        new.to_str().unwrap(),
-    ];
+/// `podmut COMMAND --old OLD --new NEW ARGS` on two Pods written to scratch files in `dir`.
+fn on_pods(
+    command: &[&str],
+    dir: &std::path::Path,
+    old: &Value,
+    new: &Value,
+    args: &[&str],
+) -> std::process::Output {
+    let old = write(dir, "old.json", &old.to_string());
+    let new = write(dir, "new.json", &new.to_string());
+    let mut all = command.to_vec();
+    all.extend(["--old", old.to_str().unwrap(), "--new", new.to_str().unwrap()]);
     all.extend_from_slice(args);
     run(&all)
+}
+
+/// `podmut vap --policy P --old OLD --new NEW ARGS`.
+fn vap(policy: &str, old: &Value, new: &Value, args: &[&str]) -> std::process::Output {
+    on_pods(&["vap", "--policy", policy], tempdir().path(), old, new, args)
 }
 
 #[test]
@@ -144,13 +148,8 @@ spec: {policyName: only-alice, validationActions: [Warn]}
     );
 }
 
-#[test]
-fn a_cel_compile_error_is_bad_input_naming_the_file_policy_field_and_column() {
-    let dir = tempdir();
-    let policy = write(
-        dir.path(),
-        "broken.yaml",
-        r#"apiVersion: admissionregistration.k8s.io/v1
+/// A policy whose CEL does not compile (column 40 of spec.validations[0].expression).
+const BROKEN_POLICY: &str = r#"apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: broken}
 spec:
@@ -158,8 +157,12 @@ spec:
     resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [pods]}]
   validations:
   - expression: "object.spec.containers.all(c, c.name ==)"
-"#,
-    );
+"#;
+
+#[test]
+fn a_cel_compile_error_is_bad_input_naming_the_file_policy_field_and_column() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "broken.yaml", BROKEN_POLICY);
     let p = pod("web", &[("app", "nginx")]);
     let o = vap(policy.to_str().unwrap(), &p, &p, &[]);
     expect_bad_input(
@@ -187,4 +190,180 @@ fn vap_help_names_the_contract_flags() {
     ] {
         assert!(help.contains(flag), "vap --help lacks {flag}");
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// `podmut plan --policy`: plan's `--policy` names the component (a .wasm) or policy files
+
+/// `podmut plan --old OLD --new NEW ARGS`, the Pods written to `dir`.
+fn plan(dir: &std::path::Path, old: &Value, new: &Value, args: &[&str]) -> std::process::Output {
+    on_pods(&["plan"], dir, old, new, args)
+}
+
+#[test]
+fn plan_with_a_policy_file_reports_the_vap_denial_of_a_dynamic_add() {
+    let dir = tempdir();
+    // A running, initialized Pod: pods/dynamic may add a container to it.
+    let running = |mut p: Value| {
+        p["status"] = serde_json::json!({"phase": "Running", "conditions": [{"type": "Initialized", "status": "True"}]});
+        p
+    };
+    let (old, new) = (
+        running(pod("web", &[("app", "nginx")])),
+        running(pod("web", &[("app", "nginx"), ("tool", "busybox")])),
+    );
+    let policy = vap_policy("disable-dynamic-containers.yaml");
+    let node = crate::support::node_example("node.yaml");
+    let args = ["--subresource", "dynamic", "--policy", &policy, "--node", &node];
+    let o = plan(dir.path(), &old, &new, &[&args[..], &["-o", "json"]].concat());
+    assert_eq!(o.status.code(), Some(1), "a policy denies: {}", stderr(&o));
+    let v = json_of(&o);
+    assert_eq!(
+        v["admission"]["allowed"], true,
+        "the API server's own rules admit it: {v}"
+    );
+    assert_eq!(v["vap"]["allowed"], false, "{v}");
+    assert_eq!(v["vap"]["decisions"][0]["policy"], "disable-dynamic-containers");
+    assert_eq!(v["vap"]["decisions"][0]["action"], "Deny");
+    assert!(v["vap"]["warnings"].is_array() && v["vap"]["auditAnnotations"].is_object());
+    assert_eq!(v["applies"], false);
+    assert!(
+        v["allocation"]["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("ValidatingAdmissionPolicy denies")),
+        "nothing reaches the node: {v}"
+    );
+
+    let o = plan(dir.path(), &old, &new, &args);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    crate::support::assert_contains_all(
+        &text,
+        &[
+            "  admission: allowed\n",
+            "  vap: denied: ValidatingAdmissionPolicy 'disable-dynamic-containers' with binding 'disable-dynamic-containers' denied request: Dynamic Containers are disabled",
+            "    policy disable-dynamic-containers binding disable-dynamic-containers: evaluated",
+            "Plan: the API server admits the change, but ValidatingAdmissionPolicies deny it (1 decision).",
+        ],
+    );
+
+    // The same policy on an allowed change of the plain path: not intercepted, the plan applies.
+    let mut v1 = old.clone();
+    v1["spec"]["containers"][0]["image"] = "nginx:1".into();
+    let mut v2 = old;
+    v2["spec"]["containers"][0]["image"] = "nginx:2".into();
+    let o = plan(dir.path(), &v1, &v2, &["--policy", &policy, "-o", "yaml"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v: Value = serde_yaml_ng::from_slice(&o.stdout).expect("yaml");
+    assert_eq!(v["vap"]["allowed"], true, "{v}");
+    assert_eq!(v["vap"]["decisions"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["applies"], true);
+}
+
+#[test]
+fn plan_skips_the_policies_when_the_api_server_denies_first_and_says_when_none_are_given() {
+    let dir = tempdir();
+    let (old, new) = (
+        pod("web", &[("app", "nginx")]),
+        pod("web", &[("app", "nginx"), ("tool", "busybox")]),
+    );
+    let policy = vap_policy("pod-intent-immutable.yaml");
+    let o = plan(dir.path(), &old, &new, &["--policy", &policy, "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    assert_eq!(v["admission"]["allowed"], false);
+    assert!(
+        v["vap"]["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("run only after it")),
+        "{v}"
+    );
+    let o = plan(dir.path(), &old, &old, &["-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert!(json_of(&o)["vap"]["skipped"].is_string());
+    assert!(
+        !stdout(&plan(dir.path(), &old, &old, &[])).contains("vap:"),
+        "no policies, no vap line in the text"
+    );
+}
+
+#[test]
+fn plan_takes_namespace_labels_and_reads_a_wasm_policy_as_the_component() {
+    let dir = tempdir();
+    let wasm = dir.path().join("podmut.wasm");
+    let o = run(&["component", "--output", wasm.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let policy = vap_policy("pod-intent-immutable.yaml");
+    // An image update: the API server allows it, pod-intent-immutable does not.
+    let old = pod("web", &[("app", "nginx:1")]);
+    let image = pod("web", &[("app", "nginx:2")]);
+    let labels = ["--namespace-labels", "podmut.io/pod-intent=immutable"];
+    // The component first or last: told apart by its bytes, not by the order.
+    for args in [
+        vec!["--policy", wasm.to_str().unwrap(), "--policy", &policy],
+        vec!["--policy", &policy, "--policy", wasm.to_str().unwrap()],
+    ] {
+        let o = plan(
+            dir.path(),
+            &old,
+            &image,
+            &[&args[..], &labels, &["-o", "json"]].concat(),
+        );
+        assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+        let v = json_of(&o);
+        assert_eq!(
+            v["vap"]["decisions"][0]["message"],
+            "containers are immutable, except allowed fields"
+        );
+    }
+    // Without the namespace label the binding does not select the Pod.
+    let o = plan(dir.path(), &old, &image, &["--policy", &policy, "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(json_of(&o)["vap"]["allowed"], true);
+
+    // A .wasm alone still only names the component.
+    let o = plan(
+        dir.path(),
+        &old,
+        &old,
+        &["--policy", wasm.to_str().unwrap(), "-o", "json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert!(json_of(&o)["vap"]["skipped"].is_string());
+    // Two components are a usage error; a broken one fails as a component, not as a policy file.
+    let o = plan(
+        dir.path(),
+        &old,
+        &old,
+        &[
+            "--policy",
+            wasm.to_str().unwrap(),
+            "--policy",
+            wasm.to_str().unwrap(),
+        ],
+    );
+    expect_bad_input(&o, "--policy: at most one component (.wasm)");
+    let junk = write(dir.path(), "junk.wasm", "not wasm");
+    let o = plan(dir.path(), &old, &old, &["--policy", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "stderr: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a WebAssembly component"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn plan_names_a_broken_policy_file() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "broken.yaml", BROKEN_POLICY);
+    let p = pod("web", &[("app", "nginx")]);
+    let o = plan(dir.path(), &p, &p, &["--policy", policy.to_str().unwrap()]);
+    expect_bad_input(
+        &o,
+        &format!(
+            "{}: ValidatingAdmissionPolicy \"broken\": spec.validations[0].expression: compilation error",
+            policy.display()
+        ),
+    );
 }
