@@ -175,6 +175,8 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
         "app.js",
         "editor.js",
         "examples.js",
+        "policies.js",
+        "vap-samples.js",
         "rules.html",
         "rules.js",
         "style.css",

@@ -3,6 +3,7 @@
 // this file only parses YAML for the diff view, renders, and keeps the share link in sync.
 import { EXAMPLES } from './examples.js';
 import { mountEditor } from './editor.js';
+import { mountPolicies } from './policies.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -80,6 +81,7 @@ function call(fn) {
 }
 
 // ---- share links: #old=<base64url JSON>&new=<base64url JSON>&sub=<subresource>[&profile=strict] --
+// (and the policies panel's entries: vap=, params= as base64url text, ns=, user=)
 
 function toBase64Url(text) {
   const bytes = new TextEncoder().encode(text);
@@ -110,6 +112,7 @@ function shareHash() {
   params.set('new', part(ui.new.value));
   params.set('sub', ui.sub.value);
   if (ui.profile.value !== 'default') params.set('profile', ui.profile.value);
+  for (const [k, v] of Object.entries(policies?.share() ?? {})) params.set(k, v);
   return '#' + params.toString();
 }
 
@@ -132,6 +135,7 @@ function loadHash(hash) {
   ui.sub.value = SUBRESOURCES.includes(sub) ? sub : 'none';
   const profile = params.get('profile') ?? 'default';
   ui.profile.value = Object.hasOwn(PROFILES, profile) ? profile : 'default';
+  policies?.load(params);
   return true;
 }
 
@@ -473,6 +477,7 @@ function update() {
     ? { err: strict }
     : call(() => podmut.validate.check(oldText.trim() ? oldText : undefined, newText, ui.sub.value, settings()));
   const errors = renderVerdict(verdict);
+  const vap = policies?.render(oldText, newText, ui.sub.value, verdict.ok ?? null);
   if (!strict) for (const p of problems) li(ui.warnings, [p.input === 'old-pod' ? 'Old Pod: ' : 'New Pod: ', p.message]);
   renderDiff(oldParsed.value, newParsed.value, [...errors, ...problems]);
   if (verdict.err) {
@@ -482,9 +487,14 @@ function update() {
   }
   if (oldText.trim()) renderPlan(oldText, newText, newParsed.value);
   else renderCreate(newText, newParsed.value, verdict.ok.allowed);
+  // As `podmut plan --policy`: under a policy's denial nothing reaches the node.
+  if (verdict.ok.allowed && vap && !vap.allowed) {
+    for (const el of [ui.probes, ui.allocation]) skippedNote(el, 'a ValidatingAdmissionPolicy denies the change: nothing reaches the node');
+  }
 }
 
 let pending = 0;
+let policies = null;
 function schedule() {
   clearTimeout(pending);
   pending = setTimeout(update, 120);
@@ -526,6 +536,7 @@ const editors = {};
 for (const [key, el] of [['old', ui.old], ['new', ui.new]]) {
   editors[key] = await mountEditor(el, key, schedule);
 }
+policies = await mountPolicies({ podmut, call, parseYaml, mountEditor, onChange: schedule, toBase64Url, fromBase64Url });
 /** Set an editor's text (example, share link): the textarea and the editor move together. */
 function setText(el, text) {
   el.value = text;

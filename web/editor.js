@@ -4,8 +4,10 @@
 // when CodeMirror cannot load (no pkg/ yet) the textarea itself is the editor.
 
 /**
- * Mount an editor over `textarea`; `onChange` runs on every edit. Returns `{set(text), focus()}`,
- * or null when CodeMirror is not available (the textarea then stays in use).
+ * Mount an editor over `textarea`; `onChange` runs on every edit. Returns `{set(text), focus(),
+ * view, mark(problems)}`, or null when CodeMirror is not available (the textarea then stays in use).
+ * `mark([{line, message}])` shows each problem beside its line (1-based): the line is highlighted
+ * and the message sits right below it; `mark([])` clears them.
  */
 export async function mountEditor(textarea, testid, onChange) {
   let cm;
@@ -21,11 +23,12 @@ export async function mountEditor(textarea, testid, onChange) {
   } catch {
     return null;
   }
-  const { EditorState } = cm.state;
-  const { EditorView, lineNumbers, keymap, highlightActiveLine, highlightActiveLineGutter } = cm.view;
+  const { EditorState, StateEffect, StateField } = cm.state;
+  const { EditorView, Decoration, WidgetType, lineNumbers, keymap, highlightActiveLine, highlightActiveLineGutter } = cm.view;
   const { syntaxHighlighting, defaultHighlightStyle, indentOnInput, bracketMatching } = cm.language;
   const { history, historyKeymap, defaultKeymap, indentWithTab } = cm.commands;
   let syncing = false;
+  const problems = problemMarks({ StateEffect, StateField, EditorView, Decoration, WidgetType });
   const view = new EditorView({
     parent: textarea.parentElement,
     state: EditorState.create({
@@ -40,6 +43,7 @@ export async function mountEditor(textarea, testid, onChange) {
         cm.yaml.yaml(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        problems.field,
         EditorView.contentAttributes.of({ 'data-testid': `${testid}-editor`, 'aria-label': textarea.getAttribute('aria-label') ?? testid }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged || syncing) return;
@@ -59,5 +63,46 @@ export async function mountEditor(textarea, testid, onChange) {
     syncing = false;
   };
   textarea.addEventListener('input', () => set(textarea.value));
-  return { set, focus: () => view.focus(), view };
+  const mark = (list) => view.dispatch({ effects: problems.set.of(list) });
+  return { set, focus: () => view.focus(), view, mark };
+}
+
+/** The problems beside their lines: a state field of line and block-widget decorations. */
+function problemMarks({ StateEffect, StateField, EditorView, Decoration, WidgetType }) {
+  class Message extends WidgetType {
+    constructor(text) {
+      super();
+      this.text = text;
+    }
+    eq(other) {
+      return other.text === this.text;
+    }
+    toDOM() {
+      const div = document.createElement('div');
+      div.className = 'cm-problem-message';
+      div.dataset.testid = 'editor-problem';
+      div.textContent = this.text;
+      return div;
+    }
+  }
+  const set = StateEffect.define();
+  const build = (doc, list) => {
+    const ranges = [];
+    for (const { line, message } of list) {
+      const l = doc.line(Math.min(Math.max(1, line), doc.lines));
+      ranges.push(Decoration.line({ class: 'cm-problem-line' }).range(l.from));
+      ranges.push(Decoration.widget({ widget: new Message(message), block: true, side: 1 }).range(l.to));
+    }
+    return Decoration.set(ranges, true);
+  };
+  const field = StateField.define({
+    create: () => Decoration.none,
+    update(marks, tr) {
+      for (const e of tr.effects) if (e.is(set)) return build(tr.state.doc, e.value);
+      // An edit makes the old positions stale; the next evaluation marks the text anew.
+      return tr.docChanged ? Decoration.none : marks;
+    },
+    provide: (f) => EditorView.decorations.from(f),
+  });
+  return { set, field };
 }

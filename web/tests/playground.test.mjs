@@ -6,7 +6,7 @@
 // under `cargo xtask ci` (PODMUT_REQUIRE_BROWSER=1) a missing Chromium fails instead.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -341,6 +341,137 @@ describe('playground in Chromium', { skip }, () => {
     assert.match(await page.textContent('[data-testid=build]'), /^\d+ rules; sources refer to Kubernetes v1\./);
     await page.close();
   });
+
+  // ---- the policies panel (issue 17): policies.evaluate on the page's change ----------------------
+
+  /** Wait until the policies verdict matches `re`; returns its text. */
+  async function vapVerdictMatches(page, re) {
+    await page.waitForFunction(
+      (src) => new RegExp(src).test(document.querySelector('[data-testid=vap-verdict]').textContent),
+      re.source,
+      { timeout: 10_000 },
+    );
+    return page.textContent('[data-testid=vap-verdict]');
+  }
+
+  const VAP = (expression) => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods, pods/*]}]
+  validations:
+  - expression: ${JSON.stringify(expression)}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: p}
+spec: {policyName: p, validationActions: [Deny]}
+`;
+
+  /** A running, initialized Pod: pods/dynamic may add containers to it. */
+  const RUNNING = (containers) => {
+    const pod = JSON.parse(POD(containers));
+    pod.status = { phase: 'Running', conditions: [{ type: 'Initialized', status: 'True' }] };
+    return JSON.stringify(pod, null, 2);
+  };
+
+  test('policies: disable-dynamic-containers denies a pods/dynamic add and allows it on the plain path', async () => {
+    const page = await open();
+    assert.match(await page.textContent('[data-testid=vap-verdict]'), /^no policies/, 'an empty panel says what to do');
+    await page.selectOption('[data-testid=subresource]', 'dynamic');
+    await setPod(page, 'old', RUNNING(['a']));
+    await setPod(page, 'new', RUNNING(['a', 'b']));
+    await page.selectOption('[data-testid=vap-sample]', 'disable-dynamic-containers');
+    // The sample is KEP-5972's file, as policies/vap/ ships it.
+    const file = readFileSync(join(here, '..', '..', 'policies', 'vap', 'disable-dynamic-containers.yaml'), 'utf8');
+    assert.equal(await podText(page, 'vap'), file);
+    const denied = await vapVerdictMatches(page, /^denied/);
+    assert.match(denied, /ValidatingAdmissionPolicy 'disable-dynamic-containers' with binding 'disable-dynamic-containers' denied request: Dynamic Containers are disabled/);
+    assert.match(await verdictMatches(page, ALLOWED), ALLOWED, "the API server's own rules admit the add on pods/dynamic");
+    const row = await page.$('[data-testid=vap-validation][data-policy=disable-dynamic-containers]');
+    assert.equal(await row.getAttribute('data-outcome'), 'deny');
+    assert.match(await row.textContent(), /object\.spec\.containers\.map\(c, c\.name\) == oldObject/);
+    assert.match(await row.textContent(), /Deny/);
+    assert.match(await page.textContent('[data-testid=vap-decisions]'), /^Deny disable-dynamic-containers\/disable-dynamic-containers: Dynamic Containers are disabled.*\(reason Invalid\)/);
+    assert.match(await page.textContent('[data-testid=allocation]'), /ValidatingAdmissionPolicy denies the change: nothing reaches the node/);
+    await page.screenshot({ path: join(ARTIFACTS, 'playground-policies.png'), fullPage: true });
+
+    // The plain path: the policy does not intercept it (the API server itself denies the add).
+    await page.selectOption('[data-testid=subresource]', 'none');
+    const allowed = await vapVerdictMatches(page, /^allowed/);
+    assert.match(allowed, /own validation denies this change first/);
+    assert.match(await verdictMatches(page, DENIED), DENIED);
+    assert.match(await page.textContent('[data-testid=vap-results]'), /not evaluated/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('policies: namespace labels select pod-intent-immutable; warnings and audit annotations show', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=subresource]', 'none');
+    const pod = JSON.parse(POD(['a']));
+    await setPod(page, 'old', JSON.stringify(pod, null, 2));
+    pod.spec.containers[0].command = ['sh', '-c', 'id'];
+    await setPod(page, 'new', JSON.stringify(pod, null, 2));
+    await page.selectOption('[data-testid=vap-sample]', 'pod-intent-immutable');
+    assert.match(await vapVerdictMatches(page, /^allowed/), /^allowed/, 'an unlabelled namespace is not selected');
+    await page.fill('[data-testid=vap-namespace-labels]', 'podmut.io/pod-intent=immutable');
+    assert.match(await vapVerdictMatches(page, /^denied/), /containers are immutable, except allowed fields/);
+    // A share link carries the policies and the labels.
+    await page.waitForFunction(() => /[#&]ns=/.test(document.querySelector('[data-testid=share-link]').getAttribute('href')));
+    const href = await page.getAttribute('[data-testid=share-link]', 'href');
+    const again = await open(href);
+    assert.equal(await again.inputValue('[data-testid=vap-namespace-labels]'), 'podmut.io/pod-intent=immutable');
+    assert.equal(await again.inputValue('[data-testid=vap-sample]'), 'pod-intent-immutable');
+    assert.match(await vapVerdictMatches(again, /^denied/), /containers are immutable, except allowed fields/);
+    await again.close();
+    // Warn and Audit: the same policy bound with those actions.
+    const warn = (await podText(page, 'vap')).replace('validationActions: [Deny]', 'validationActions: [Warn, Audit]');
+    await setPod(page, 'vap', warn);
+    assert.match(await vapVerdictMatches(page, /^allowed/), /^allowed/);
+    assert.match(await page.textContent('[data-testid=vap-warnings]'), /Validation failed for ValidatingAdmissionPolicy 'pod-intent-immutable'/);
+    assert.match(await page.textContent('[data-testid=vap-annotations]'), /validation\.policy\.admission\.k8s\.io\/validation_failure/);
+    await page.fill('[data-testid=vap-namespace-labels]', 'no-equals-sign');
+    assert.match(await vapVerdictMatches(page, /^cannot evaluate/), /"no-equals-sign" is not key=value/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('policies: a CEL compile error is shown beside its line, then clears', async () => {
+    const page = await open();
+    await setPod(page, 'vap', VAP('object.spec.containers.all(c, c.name ==)'));
+    const text = await vapVerdictMatches(page, /^cannot evaluate/);
+    assert.match(text, /ValidatingAdmissionPolicy "p": spec\.validations\[0\]\.expression: compilation error at line 1, column \d+/);
+    assert.match(text, /\(line 8\)$/, text);
+    const beside = await page.waitForSelector('[data-testid=editor-problem]');
+    assert.match(await beside.textContent(), /spec\.validations\[0\]\.expression: compilation error/);
+    // The highlighted line is the expression's line of the editor.
+    assert.match(await page.textContent('.cm-problem-line'), /c\.name ==\)/);
+    await setPod(page, 'vap', VAP('object.spec.containers.all(c, c.name != "")'));
+    assert.match(await vapVerdictMatches(page, /^allowed/), /^allowed/);
+    assert.equal(await page.$('[data-testid=editor-problem]'), null, 'the mark goes with the error');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('policies: a hostile expression hits the cost limit and the page stays responsive', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=subresource]', 'none');
+    await setPod(page, 'old', POD(['a']));
+    await setPod(page, 'new', POD(['a']));
+    await setPod(page, 'vap', VAP('lists.range(1000).all(i, lists.range(1000).all(j, lists.range(1000).all(k, i + j + k >= 0)))'));
+    const text = await vapVerdictMatches(page, /^denied/);
+    assert.match(text, /cost limit exceeded/, text);
+    assert.match(await page.textContent('[data-testid=vap-validation]'), /error/);
+    // Still answering: the page's own verdict follows the next edit at once.
+    assert.equal(await page.evaluate(() => 1 + 1), 2);
+    await setPod(page, 'new', POD(['a', 'b']));
+    assert.match(await verdictMatches(page, DENIED), DENIED);
+    assert.match(await vapVerdictMatches(page, /^denied/), /cost limit exceeded/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
 });
 
 describe('playground without the component', { skip }, () => {
@@ -348,7 +479,7 @@ describe('playground without the component', { skip }, () => {
     const { mkdtempSync, copyFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'podmut-web-'));
-    for (const f of ['index.html', 'app.js', 'editor.js', 'examples.js', 'style.css']) copyFileSync(join(here, '..', f), join(dir, f));
+    for (const f of ['index.html', 'app.js', 'editor.js', 'examples.js', 'policies.js', 'vap-samples.js', 'style.css']) copyFileSync(join(here, '..', f), join(dir, f));
     const child = spawn(PODMUT, ['playground', '--addr', '127.0.0.1:0', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     const url = await new Promise((ok, fail) => {
       let out = '';
