@@ -6,10 +6,11 @@
 /**
  * Mount an editor over `textarea`; `onChange` runs on every edit. Returns `{set(text), focus(),
  * view, mark(problems)}`, or null when CodeMirror is not available (the textarea then stays in use).
- * `mark([{line, message}])` shows each problem beside its line (1-based): the line is highlighted
- * and the message sits right below it; `mark([])` clears them.
+ * `mark([{line, column?, message}])` shows each problem beside its line (1-based): the line is
+ * highlighted, the character at `column` (1-based, when given) underlined, and the message sits right
+ * below the line; `mark([])` clears them. `options.wrap` wraps long lines.
  */
-export async function mountEditor(textarea, testid, onChange) {
+export async function mountEditor(textarea, testid, onChange, options = {}) {
   let cm;
   try {
     const [state, view, language, commands, yaml] = await Promise.all([
@@ -44,6 +45,7 @@ export async function mountEditor(textarea, testid, onChange) {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         problems.field,
+        ...(options.wrap ? [EditorView.lineWrapping] : []),
         EditorView.contentAttributes.of({ 'data-testid': `${testid}-editor`, 'aria-label': textarea.getAttribute('aria-label') ?? testid }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged || syncing) return;
@@ -88,9 +90,12 @@ function problemMarks({ StateEffect, StateField, EditorView, Decoration, WidgetT
   const set = StateEffect.define();
   const build = (doc, list) => {
     const ranges = [];
-    for (const { line, message } of list) {
+    for (const { line, column, message } of list) {
       const l = doc.line(Math.min(Math.max(1, line), doc.lines));
       ranges.push(Decoration.line({ class: 'cm-problem-line' }).range(l.from));
+      if (column && column <= l.length) {
+        ranges.push(Decoration.mark({ class: 'cm-problem-at' }).range(l.from + column - 1, l.from + column));
+      }
       ranges.push(Decoration.widget({ widget: new Message(message), block: true, side: 1 }).range(l.to));
     }
     return Decoration.set(ranges, true);

@@ -46,14 +46,14 @@ function documents(text) {
 }
 
 /**
- * Where the editor should show a policy error: `{line, message}` (1-based line), or null when the
+ * Where the editor should show a policy error: `{line, column?, message}` (1-based), or null when the
  * field cannot be found in the text. The component names the object, the field and (for CEL) the
  * line and column inside the expression; the YAML is searched for that expression's line.
  */
 export function locateError(text, message, parseYaml) {
   const m = FIELD_ERROR.exec(message);
   if (!m) return null;
-  const [, kind, name, field, exprLine] = m;
+  const [, kind, name, field, exprLine, exprColumn] = m;
   for (const doc of documents(text)) {
     let obj;
     try {
@@ -67,15 +67,24 @@ export function locateError(text, message, parseYaml) {
     const value = valueAt(target, field);
     const lastKey = field.replace(/\[\d+\]/g, '').split('.').pop();
     // The expression's own line (folded scalars keep each source line as a prefix of the value).
-    const wanted = typeof value === 'string' ? (value.split('\n')[Number(exprLine ?? 1) - 1] ?? value).trim() : '';
+    const raw = typeof value === 'string' ? value.split('\n')[Number(exprLine ?? 1) - 1] ?? value : '';
+    const wanted = raw.trim();
+    // The column counts from the expression line's own start, indentation included.
+    const lead = raw.length - raw.trimStart().length;
     const head = wanted.slice(0, 24);
     let keyLine = -1;
     for (let i = 0; i < doc.lines.length; i++) {
       const line = doc.lines[i];
       const trimmed = line.trim().replace(/^-\s*/, '');
       if (keyLine < 0 && trimmed.startsWith(`${lastKey}:`)) keyLine = i;
-      if (head && (line.includes(head) || (trimmed.length >= 8 && wanted.startsWith(trimmed)))) {
-        return { line: doc.first + i, message };
+      if (head && line.includes(head)) {
+        // The column inside the expression, from where its line starts in the text.
+        const column = exprColumn ? line.indexOf(head) - lead + Number(exprColumn) : undefined;
+        return { line: doc.first + i, column, message };
+      }
+      if (head && trimmed.length >= 8 && wanted.startsWith(trimmed)) {
+        const column = exprColumn && Number(exprColumn) - lead <= trimmed.length ? line.indexOf(trimmed) - lead + Number(exprColumn) : undefined;
+        return { line: doc.first + i, column, message };
       }
     }
     if (keyLine >= 0) return { line: doc.first + keyLine, message };
@@ -111,8 +120,8 @@ export async function mountPolicies(deps) {
     opt.value = id;
     ui.sample.append(opt);
   }
-  const editor = await deps.mountEditor(ui.text, 'vap', deps.onChange);
-  const paramsEditor = await deps.mountEditor(ui.params, 'vap-params', deps.onChange);
+  const editor = await deps.mountEditor(ui.text, 'vap', deps.onChange, { wrap: true });
+  const paramsEditor = await deps.mountEditor(ui.params, 'vap-params', deps.onChange, { wrap: true });
   const setText = (t, text) => {
     t.value = text;
     t.dispatchEvent(new Event('input'));

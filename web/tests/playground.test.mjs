@@ -383,9 +383,9 @@ spec: {policyName: p, validationActions: [Deny]}
     await setPod(page, 'old', RUNNING(['a']));
     await setPod(page, 'new', RUNNING(['a', 'b']));
     await page.selectOption('[data-testid=vap-sample]', 'disable-dynamic-containers');
-    // The sample is KEP-5972's file, as policies/vap/ ships it.
-    const file = readFileSync(join(here, '..', '..', 'policies', 'vap', 'disable-dynamic-containers.yaml'), 'utf8');
-    assert.equal(await podText(page, 'vap'), file);
+    // The editor holds the sample (checked against policies/vap/ below).
+    const { VAP_SAMPLES } = await import('../vap-samples.js');
+    assert.equal(await podText(page, 'vap'), VAP_SAMPLES['disable-dynamic-containers'].text);
     const denied = await vapVerdictMatches(page, /^denied/);
     assert.match(denied, /ValidatingAdmissionPolicy 'disable-dynamic-containers' with binding 'disable-dynamic-containers' denied request: Dynamic Containers are disabled/);
     assert.match(await verdictMatches(page, ALLOWED), ALLOWED, "the API server's own rules admit the add on pods/dynamic");
@@ -446,8 +446,10 @@ spec: {policyName: p, validationActions: [Deny]}
     assert.match(text, /\(line 8\)$/, text);
     const beside = await page.waitForSelector('[data-testid=editor-problem]');
     assert.match(await beside.textContent(), /spec\.validations\[0\]\.expression: compilation error/);
-    // The highlighted line is the expression's line of the editor.
+    // The highlighted line is the expression's line of the editor, and the column the character
+    // the CEL parser stopped at (column 40 of the expression: its closing parenthesis).
     assert.match(await page.textContent('.cm-problem-line'), /c\.name ==\)/);
+    assert.equal(await page.textContent('.cm-problem-at'), ')');
     await setPod(page, 'vap', VAP('object.spec.containers.all(c, c.name != "")'));
     assert.match(await vapVerdictMatches(page, /^allowed/), /^allowed/);
     assert.equal(await page.$('[data-testid=editor-problem]'), null, 'the mark goes with the error');
@@ -471,6 +473,41 @@ spec: {policyName: p, validationActions: [Deny]}
     assert.match(await vapVerdictMatches(page, /^denied/), /cost limit exceeded/);
     assert.deepEqual(page.problems, []);
     await page.close();
+  });
+});
+
+describe('the embedded policy samples', () => {
+  test("are KEP-5972's files in policies/vap, byte for byte", async () => {
+    const { VAP_SAMPLES } = await import('../vap-samples.js');
+    assert.deepEqual(Object.keys(VAP_SAMPLES).sort(), ['disable-dynamic-containers', 'pod-intent-immutable']);
+    for (const [id, sample] of Object.entries(VAP_SAMPLES)) {
+      assert.equal(sample.file, `policies/vap/${id}.yaml`);
+      assert.equal(sample.text, readFileSync(join(here, '..', '..', sample.file), 'utf8'), `${sample.file} changed: update web/vap-samples.js`);
+    }
+  });
+});
+
+describe('policy errors are placed on their line', () => {
+  test('a compile error in a folded expression, a binding field, an unknown object', async () => {
+    const { load } = await import('js-yaml');
+    const { locateError } = await import('../policies.js');
+    const { VAP_SAMPLES } = await import('../vap-samples.js');
+    const text = VAP_SAMPLES['pod-intent-immutable'].text;
+    const lines = text.split('\n');
+    const at = (message) => {
+      const where = locateError(text, message, load);
+      return where && { line: lines[where.line - 1], char: where.column && lines[where.line - 1][where.column - 1] };
+    };
+    const policy = 'ValidatingAdmissionPolicy "pod-intent-immutable"';
+    // validations[1] is a folded (>) scalar: its line 2 is "  p[0].map(c, c.name) == ..." (the
+    // more-indented line keeps its two spaces); column 8 is the first "m" of "map".
+    assert.deepEqual(at(`${policy}: spec.validations[1].expression: compilation error at line 2, column 8: x`),
+      { line: '          p[0].map(c, c.name) == p[1].map(c, c.name) &&', char: 'm' });
+    assert.deepEqual(at(`${policy}: spec.variables[0].expression: compilation error at line 1, column 1: x`),
+      { line: '      expression: oldObject.spec', char: 'o' });
+    assert.deepEqual(at('ValidatingAdmissionPolicyBinding "pod-intent-immutable": spec.validationActions: Unsupported value: "Dny"'),
+      { line: '  validationActions: [Deny]', char: undefined });
+    assert.equal(at('ValidatingAdmissionPolicy "other": spec.validations[0].expression: compilation error at line 1, column 1: x'), null);
   });
 });
 
