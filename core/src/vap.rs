@@ -22,8 +22,10 @@
 mod cel;
 mod cost;
 mod eval;
+mod format;
 mod input;
 mod library;
+mod net;
 mod policy;
 
 use std::collections::BTreeMap;

@@ -111,6 +111,8 @@ impl Cel {
     pub(crate) fn context<'v>(&self, vars: &[(&str, &Value)]) -> Context<'_, 'v> {
         let mut ctx = Context::with_env(Arc::clone(&self.env));
         library::register_functions(&mut ctx);
+        super::net::register(&mut ctx);
+        super::format::register(&mut ctx);
         for (name, value) in vars {
             ctx.add_variable_from_value(*name, (*value).clone());
         }
@@ -218,4 +220,13 @@ pub(crate) fn map_of(entries: Vec<(String, Value)>) -> Value {
 /// The CEL type name of a value, as messages show it.
 pub(crate) fn type_name(v: &Value) -> String {
     v.type_of().to_string()
+}
+
+/// Evaluate `expr` with no variables (the libraries' unit tests).
+#[cfg(test)]
+pub(crate) fn eval(expr: &str) -> Result<Value, String> {
+    let env = Cel::new();
+    let program = env.compile(expr).map_err(|e| e.to_string())?;
+    let ctx = env.context(&[]);
+    program.program.execute(&ctx).map_err(|e| e.to_string())
 }

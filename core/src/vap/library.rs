@@ -408,15 +408,7 @@ fn q_compare(This(this): This<Value>, other: Value) -> Res {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cel::Cel;
-
-    /// Evaluate `expr` with no variables: `Ok(value as text)` or `Err(error)`.
-    fn eval(expr: &str) -> Result<cel::Value, String> {
-        let env = Cel::new();
-        let program = env.compile(expr).map_err(|e| e.to_string())?;
-        let ctx = env.context(&[]);
-        program.program.execute(&ctx).map_err(|e| e.to_string())
-    }
+    use super::super::cel::eval;
 
     fn is_true(expr: &str) {
         assert_eq!(eval(expr), Ok(cel::Value::Bool(true)), "{expr}");
