@@ -15,7 +15,8 @@
 //!   [`FieldError`]); [`qos_document`]; the admission webhook's [`review`] / [`review_value`] and
 //!   the fail-closed [`coverage`] report;
 //! - offline ValidatingAdmissionPolicy evaluation: [`vap_evaluate`] ([`VapRequest`] in,
-//!   [`VapReport`] out), CEL and the Kubernetes CEL libraries in `vap`;
+//!   [`VapReport`] out) and [`vap_type_check`] (the Pod-schema type checking), CEL and the
+//!   Kubernetes CEL libraries in `vap`;
 //! - kubelet side: [`allocate_document`], [`retry_order_document`], [`probe_plan_documents`],
 //!   [`container_statuses_document`];
 //! - the rule-origin table: [`rules`] / [`rule`] ([`Rule`], [`RequestPath`]): every origin, the
@@ -102,4 +103,7 @@ pub use settings::{
 };
 pub use statuses::container_statuses_document;
 pub use validation::{Subresource, Verdict, check, check_documents};
-pub use vap::{VapDecision, VapEvaluation, VapReport, VapRequest, VapValidation, vap_evaluate};
+pub use vap::{
+    VapDecision, VapEvaluation, VapExpressionWarning, VapReport, VapRequest, VapTypeCheck, VapValidation,
+    vap_evaluate, vap_type_check,
+};

@@ -14,12 +14,14 @@
 //! - `eval` runs one policy for one binding and one params object;
 //! - `cel`, `library` and `cost`: the CEL environment, the Kubernetes libraries, the cost limits.
 //!
+//! - `check` type-checks every expression against the Pod schema (`schema`, generated from
+//!   k8s-openapi): a misspelled field is found before anything runs ([`vap_type_check`]).
+//!
 //! Not available offline: `authorizer` (it needs the cluster's RBAC: an expression that uses it
-//! is an evaluation error under the policy's failurePolicy, never silently true) and type-checking
-//! against the schema (the `cel` crate has no checker: a misspelled field is a runtime
-//! `no such key` error, which fails the request under `failurePolicy: Fail`, never `false`).
+//! is an evaluation error under the policy's failurePolicy, never silently true).
 
 mod cel;
+mod check;
 mod cost;
 mod eval;
 mod format;
@@ -27,6 +29,7 @@ mod input;
 mod library;
 mod net;
 mod policy;
+mod schema;
 
 use std::collections::BTreeMap;
 
@@ -128,6 +131,48 @@ pub struct VapReport {
     pub evaluations: Vec<VapEvaluation>,
     /// Policies without a binding, bindings without their policy.
     pub notes: Vec<String>,
+}
+
+/// A type-checking warning of one expression (the API server's `ExpressionWarning`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VapExpressionWarning {
+    /// The expression's field, e.g. `spec.validations[0].expression`.
+    pub field_ref: String,
+    /// The API server's text: `/v1, Kind=Pod: ERROR: <input>:1:12: undefined field 'contaners'`,
+    /// then the expression's line and a caret under the column.
+    pub warning: String,
+    /// The same finding as bad input, naming the policy input, the policy, the field and the
+    /// line and column (what `podmut vap --type-check error` reports).
+    #[serde(skip)]
+    pub error: InputError,
+}
+
+/// One policy's type checking (the API server's `status.typeChecking`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VapTypeCheck {
+    /// The policy.
+    pub policy: String,
+    /// Its expressions' warnings, in the order of the policy's fields.
+    pub expression_warnings: Vec<VapExpressionWarning>,
+}
+
+/// Type-check the policies' expressions against the Pod schema (and `request`,
+/// `namespaceObject`, `params`, `variables`): one entry per policy with warnings. Errors the API
+/// server's compiler reports (an undefined field of `request`, an undeclared name, ...) are bad
+/// input here as they are in [`vap_evaluate`].
+pub fn vap_type_check(policies: &[String]) -> Result<Vec<VapTypeCheck>, InputError> {
+    let env = cel::Cel::new();
+    Ok(policy::read(policies, &env)?
+        .policies
+        .into_iter()
+        .filter(|p| !p.type_warnings.is_empty())
+        .map(|p| VapTypeCheck {
+            policy: p.name,
+            expression_warnings: p.type_warnings,
+        })
+        .collect())
 }
 
 /// Evaluate the policies on the request, as the API server's admission plugin would.

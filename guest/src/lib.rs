@@ -309,6 +309,28 @@ impl policies::Guest for Component {
             .map(vap_report_to_wit)
             .map_err(input_error_to_wit)
     }
+
+    fn type_check(policies: Vec<String>) -> Result<Vec<policies::VapTypeCheck>, types::InputError> {
+        podmut_core::vap_type_check(&policies)
+            .map(|checks| {
+                checks
+                    .into_iter()
+                    .map(|c| policies::VapTypeCheck {
+                        policy: c.policy,
+                        expression_warnings: c
+                            .expression_warnings
+                            .into_iter()
+                            .map(|w| policies::VapExpressionWarning {
+                                field_ref: w.field_ref,
+                                warning: w.warning,
+                                error: input_error_to_wit(w.error),
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            })
+            .map_err(input_error_to_wit)
+    }
 }
 
 fn vap_report_to_wit(r: podmut_core::VapReport) -> policies::VapReport {

@@ -39,7 +39,7 @@ pub mod types {
         AllocationDecision, AllocationOutcome, PodCondition, ProbeAction, QosOptions,
     };
     pub use crate::bindings::exports::podmut::policy::policies::{
-        VapDecision, VapEvaluation, VapReport, VapRequest, VapValidation,
+        VapDecision, VapEvaluation, VapExpressionWarning, VapReport, VapRequest, VapTypeCheck, VapValidation,
     };
     pub use crate::bindings::exports::podmut::policy::report::{
         ChangePlan as Plan, QosChange, RuleEntry, RuleTable,

@@ -493,6 +493,12 @@ impl Runtime {
         let r = self.call(|p, s| p.podmut_policy_policies().call_evaluate(s, request))?;
         r.map_err(CallError::Input)
     }
+
+    /// `policies.type-check`: the policies' expressions type-checked against the Pod schema.
+    pub fn vap_type_check(&self, policies: &[String]) -> Result<Vec<policies::VapTypeCheck>, CallError> {
+        let r = self.call(|p, s| p.podmut_policy_policies().call_type_check(s, policies))?;
+        r.map_err(CallError::Input)
+    }
 }
 
 /// The documents of a `report.plan` call.

@@ -34,6 +34,7 @@ pub mod review;
 pub mod review_request;
 pub mod statuses;
 pub mod vap;
+pub mod vap_schema;
 
 /// How an area runs its cases: natively and through the component, both giving the function's
 /// whole answer as JSON of one shape, and the view of it a fixture's `expect` is compared with.

@@ -5,7 +5,10 @@
 //! params?: [...], namespaceLabels?: {k: v}, user?: name, review?: AdmissionReview}`. The answer
 //! (both ways) is `podmut vap -o json`'s: `{"allowed", "message", "decisions": [{"policy",
 //! "binding", "action", "message", "expression"?, "reason"?}], "warnings", "auditAnnotations",
-//! "evaluations", "notes"}`.
+//! "evaluations", "notes"}`, with `typeChecking` (`[{"policy", "expressionWarnings":
+//! [{"fieldRef", "warning"}]}]`) when a policy has type-checking warnings. `request.typeCheck`
+//! is `podmut vap --type-check`: `error` (the default) answers the first warning's input error,
+//! `warn` evaluates anyway.
 
 use serde_json::Value;
 
@@ -48,12 +51,77 @@ pub fn request(c: &Case) -> podmut_core::VapRequest {
     }
 }
 
+/// Whether the case asks for `--type-check warn`.
+fn warn_only(c: &Case) -> bool {
+    c.request
+        .as_ref()
+        .and_then(|r| r.get("typeCheck"))
+        .and_then(Value::as_str)
+        == Some("warn")
+}
+
+/// One policy's type checking as `(policy, [(fieldRef, warning, error)])`, from either side.
+type Checked<E> = (String, Vec<(String, String, E)>);
+
+/// The answer of a case whose type checking gave `checks`: under `typeCheck: error` the first
+/// warning's error (`error` renders it), otherwise `evaluate`'s answer with `typeChecking` added
+/// when some policy has warnings.
+fn answer<E>(
+    c: &Case,
+    checks: Vec<Checked<E>>,
+    error: impl Fn(&E) -> Value,
+    evaluate: impl FnOnce() -> Value,
+) -> Value {
+    if !warn_only(c)
+        && let Some((_, _, e)) = checks.iter().flat_map(|(_, w)| w).next()
+    {
+        return error(e);
+    }
+    let mut answer = evaluate();
+    if let (Some(obj), false) = (answer.as_object_mut(), checks.is_empty()) {
+        let list: Vec<Value> = checks
+            .into_iter()
+            .map(|(policy, warnings)| {
+                serde_json::json!({
+                    "policy": policy,
+                    "expressionWarnings": warnings.into_iter().map(|(field_ref, warning, _)| {
+                        serde_json::json!({"fieldRef": field_ref, "warning": warning})
+                    }).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        obj.insert("typeChecking".into(), Value::Array(list));
+    }
+    answer
+}
+
 fn native(c: &Case) -> Value {
-    native_answer(&request(c))
+    let req = request(c);
+    match podmut_core::vap_type_check(&req.policies) {
+        Ok(checks) => {
+            let checks = checks.into_iter().map(|c| {
+                let w = c.expression_warnings.into_iter();
+                (c.policy, w.map(|w| (w.field_ref, w.warning, w.error)).collect())
+            });
+            answer(c, checks.collect(), native_input_error, || native_answer(&req))
+        }
+        Err(e) => native_input_error(&e),
+    }
 }
 
 fn wasm(c: &Case) -> Value {
-    wasm_answer(&request(c))
+    let req = request(c);
+    match runtime().vap_type_check(&req.policies) {
+        Ok(checks) => {
+            let checks = checks.into_iter().map(|c| {
+                let w = c.expression_warnings.into_iter();
+                (c.policy, w.map(|w| (w.field_ref, w.warning, w.error)).collect())
+            });
+            let error = |e: &podmut::types::InputError| component_error(&podmut::CallError::Input(e.clone()));
+            answer(c, checks.collect(), error, || wasm_answer(&req))
+        }
+        Err(e) => component_error(&e),
+    }
 }
 
 /// podmut-core's answer.

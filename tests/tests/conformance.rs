@@ -5,7 +5,9 @@
 //! prints the diff; it is refused under CI (`CI` set). `rules/every-origin-has-a-fixture` checks
 //! that every rule origin of `core/src/rules.rs` is expected by some case, `rules/fixture-counts`
 //! that core's generated fixture counts are current (bless rewrites them), and
-//! `rules/table-through-the-component` that the component's `report.rules` is core's table.
+//! `rules/table-through-the-component` that the component's `report.rules` is core's table, and
+//! `vap/schema-table` that core's generated Pod schema table (`core/src/vap/schema.rs`) is what
+//! k8s-openapi says (bless rewrites it).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -38,6 +40,9 @@ fn main() -> std::process::ExitCode {
     let table = Trial::test("rules/table-through-the-component", || {
         podmut_conformance::origins::check_component_table().map_err(Failed::from)
     });
+    let schema = Trial::test("vap/schema-table", move || {
+        podmut_conformance::vap_schema::check(bless).map_err(Failed::from)
+    });
     let trials: Vec<Trial> = cases
         .into_iter()
         .map(|c| {
@@ -46,7 +51,7 @@ fn main() -> std::process::ExitCode {
                 podmut_conformance::run_case(&c, bless).map_err(Failed::from)
             })
         })
-        .chain([coverage, counts, table])
+        .chain([coverage, counts, table, schema])
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }

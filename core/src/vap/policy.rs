@@ -7,7 +7,9 @@ use k8s_openapi::api::admissionregistration::v1 as ar;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde_json::Value;
 
-use super::cel::{Cel, Expr};
+use super::VapExpressionWarning;
+use super::cel::{Cel, CompileError, Expr};
+use super::check;
 use crate::admission::coverage::{Criteria, Ctx};
 use crate::document::{self, InputError};
 use crate::field::Path;
@@ -36,6 +38,8 @@ pub(crate) struct Policy {
     pub(crate) variables: Vec<(String, Expr)>,
     pub(crate) validations: Vec<Validation>,
     pub(crate) audit_annotations: Vec<(String, Expr)>,
+    /// What type-checking against the Pod schema found (the API server's `status.typeChecking`).
+    pub(crate) type_warnings: Vec<VapExpressionWarning>,
 }
 
 /// A binding's enforcement actions.
@@ -214,6 +218,12 @@ impl Reader<'_> {
         if mc.resource_rules.as_ref().is_none_or(Vec::is_empty) {
             return Err(self.err(&mc_path.child("resourceRules"), "Required value"));
         }
+        let pod_only = check::pod_only(mc.resource_rules.iter().flatten().map(|r| {
+            (
+                r.api_groups.as_deref().unwrap_or_default(),
+                r.resources.as_deref().unwrap_or_default(),
+            )
+        }));
         let criteria = self.ctx.criteria(&mc_path, mc)?;
         let fp = spec.failure_policy.as_deref().unwrap_or("Fail");
         self.one_of(&spec_path.child("failurePolicy"), fp, &["Fail", "Ignore"])?;
@@ -267,7 +277,7 @@ impl Reader<'_> {
                 "Required value: validations or auditAnnotations must contain at least one item",
             ));
         }
-        Ok(Policy {
+        let mut policy = Policy {
             name,
             criteria,
             ignore_failures: fp == "Ignore",
@@ -276,7 +286,77 @@ impl Reader<'_> {
             variables,
             validations,
             audit_annotations,
-        })
+            type_warnings: Vec::new(),
+        };
+        policy.type_warnings = self.type_check(&policy, pod_only)?;
+        Ok(policy)
+    }
+
+    /// Type-check every expression of `policy` ([`check`]): an error the API server's compiler
+    /// would report is bad input; the type checker's findings are returned as warnings.
+    fn type_check(&self, policy: &Policy, pod_only: bool) -> Result<Vec<VapExpressionWarning>, InputError> {
+        let spec = Path::new("spec");
+        let mut env = check::Env::new(
+            pod_only,
+            policy.param_kind.as_ref().map(|(v, k)| (v.as_str(), k.as_str())),
+        );
+        let mut out = Vec::new();
+        for (i, (name, e)) in policy.variables.iter().enumerate() {
+            let field = spec.child("variables").index(i).child("expression");
+            let ty = self.check_one(&env, &field, e, &mut out)?;
+            env.declare(name, ty);
+        }
+        for (i, (_, e)) in policy.match_conditions.iter().enumerate() {
+            let field = spec.child("matchConditions").index(i).child("expression");
+            self.check_one(&env, &field, e, &mut out)?;
+        }
+        for (i, v) in policy.validations.iter().enumerate() {
+            let p = spec.child("validations").index(i);
+            self.check_one(&env, &p.child("expression"), &v.expr, &mut out)?;
+            if let Some(m) = &v.message_expression {
+                self.check_one(&env, &p.child("messageExpression"), m, &mut out)?;
+            }
+        }
+        for (i, (_, e)) in policy.audit_annotations.iter().enumerate() {
+            let field = spec.child("auditAnnotations").index(i).child("valueExpression");
+            self.check_one(&env, &field, e, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn check_one(
+        &self,
+        env: &check::Env,
+        field: &Path,
+        e: &Expr,
+        out: &mut Vec<VapExpressionWarning>,
+    ) -> Result<check::Ty, InputError> {
+        let info = e.program.source_info();
+        let (found, ty) = env.check(e.program.expression(), info);
+        if let Some(first) = found.errors.first() {
+            return Err(self.err(
+                field,
+                CompileError {
+                    line: first.line,
+                    column: first.column,
+                    message: first.message.clone(),
+                },
+            ));
+        }
+        if let (Some(first), Some(gvk)) = (found.warnings.first(), env.gvk) {
+            out.push(VapExpressionWarning {
+                field_ref: field.to_string(),
+                warning: check::warning_text(gvk, &info.source, &found.warnings),
+                error: self.err(
+                    field,
+                    format!(
+                        "type checking error at line {}, column {}: {} (checked against {gvk}; the API server records this in the policy's status.typeChecking and evaluates anyway)",
+                        first.line, first.column, first.message
+                    ),
+                ),
+            });
+        }
+        Ok(ty)
     }
 
     fn binding(

@@ -213,3 +213,64 @@ fn the_cost_limit_stops_a_hostile_expression_before_it_runs() {
     let r = vap_evaluate(&request(&one_validation(fine, "Fail"), POD, "")).unwrap();
     assert!(r.allowed, "{r:#?}");
 }
+
+#[test]
+fn the_kep_samples_type_check_cleanly() {
+    for policy in [DISABLE_DYNAMIC, POD_INTENT] {
+        assert_eq!(
+            crate::vap_type_check(&[policy.to_owned()]),
+            Ok(vec![]),
+            "{policy}"
+        );
+    }
+}
+
+#[test]
+fn a_type_checking_warning_is_the_api_servers_and_names_the_field_and_column() {
+    let checks =
+        crate::vap_type_check(&[one_validation("object.spec.contaners.size() == 1", "Fail")]).unwrap();
+    assert_eq!(checks.len(), 1);
+    assert_eq!(checks[0].policy, "p");
+    let w = &checks[0].expression_warnings[0];
+    assert_eq!(w.field_ref, "spec.validations[0].expression");
+    assert_eq!(
+        w.warning,
+        "/v1, Kind=Pod: ERROR: <input>:1:12: undefined field 'contaners'\n | object.spec.contaners.size() == 1\n | ...........^\n"
+    );
+    assert_eq!(w.error.input(), "policy[0]");
+    assert!(
+        w.error.message().starts_with(
+            "ValidatingAdmissionPolicy \"p\": spec.validations[0].expression: type checking error at line 1, column 12: undefined field 'contaners' (checked against /v1, Kind=Pod;"
+        ),
+        "{}",
+        w.error
+    );
+    // Evaluation goes on as the API server's does: the missing key is an error under Fail.
+    let r = vap_evaluate(&request(
+        &one_validation("object.spec.contaners.size() == 1", "Fail"),
+        POD,
+        "",
+    ))
+    .unwrap();
+    assert!(!r.allowed);
+}
+
+#[test]
+fn a_wrong_request_field_is_a_compile_error() {
+    let e = vap_evaluate(&request(
+        &one_validation("request.operaton == 'UPDATE'", "Fail"),
+        POD,
+        "",
+    ))
+    .unwrap_err();
+    assert!(
+        e.message().starts_with(
+            "ValidatingAdmissionPolicy \"p\": spec.validations[0].expression: compilation error at line 1, column 8: undefined field 'operaton'"
+        ),
+        "{e}"
+    );
+    assert_eq!(
+        crate::vap_type_check(&[one_validation("request.operaton == 'UPDATE'", "Fail")]),
+        Err(e)
+    );
+}

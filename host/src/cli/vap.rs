@@ -2,19 +2,32 @@
 //! offline, as the API server's admission plugin would — inside the component.
 //!
 //! Exit codes: 0 allowed, 1 denied (some decision is `Deny`), 2 bad input (including a policy
-//! whose CEL does not compile: the message names the policy, the field and the column).
+//! whose CEL does not compile and, under `--type-check error` (the default), an expression that
+//! does not type-check against the Pod schema: the message names the policy, the field and the
+//! column).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
 
 use super::coverage::parse_labels;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
+use crate::error::CallError;
 use crate::output::{to_json_string, to_yaml_string};
 use crate::runtime::Runtime;
-use crate::types::{VapReport, VapRequest};
+use crate::types::{VapReport, VapRequest, VapTypeCheck};
+
+/// What a type-checking warning does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TypeCheck {
+    /// A misspelled field is bad input (exit 2), like a compile error.
+    #[default]
+    Error,
+    /// The API server's behaviour: evaluate anyway and print the warnings (status.typeChecking).
+    Warn,
+}
 
 /// Arguments of `podmut vap`.
 #[derive(Debug, Args)]
@@ -53,6 +66,11 @@ pub(crate) struct VapArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
+    /// What an expression that does not type-check against the Pod schema (e.g. a misspelled
+    /// field) does: error = bad input (exit 2); warn = evaluate anyway and report it under
+    /// typeChecking, as the API server does.
+    #[arg(long, value_enum, default_value_t)]
+    type_check: TypeCheck,
     /// Run this component (.wasm) instead of the embedded one (`--policy` names the policies here).
     #[arg(long, value_name = "FILE.wasm", env = "PODMUT_POLICY")]
     component: Option<PathBuf>,
@@ -98,6 +116,42 @@ impl ContextArgs {
             user: self.user.clone(),
         })
     }
+}
+
+/// The `typeChecking` list of `vap -o json`: each policy with warnings, as its
+/// `status.typeChecking` would be.
+fn type_checking_json(checks: &[VapTypeCheck]) -> Value {
+    Value::Array(
+        checks
+            .iter()
+            .map(|c| {
+                json!({
+                    "policy": c.policy,
+                    "expressionWarnings": c.expression_warnings.iter().map(|w| json!({
+                        "fieldRef": w.field_ref,
+                        "warning": w.warning,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The type-checking warnings as text, one per expression.
+fn type_checking_text(checks: &[VapTypeCheck]) -> String {
+    let mut s = String::new();
+    for c in checks {
+        for w in &c.expression_warnings {
+            let _ = writeln!(
+                s,
+                "type checking: policy {} {}: {}",
+                c.policy,
+                w.field_ref,
+                w.warning.trim_end().replace('\n', "\n  ")
+            );
+        }
+    }
+    s
 }
 
 /// The `vap -o json` object.
@@ -226,15 +280,9 @@ fn read_opt(path: Option<&PathBuf>, flag: &str) -> Result<Option<String>, Failur
     path.map(|p| read_input(p, flag)).transpose()
 }
 
-/// Call the component's `policies.evaluate`; an input error names the file it blames (the i-th
-/// `--policy` file for `policy[i]`, the file given for `old-pod`, `params`, ...).
-pub(crate) fn evaluate(
-    runtime: &Runtime,
-    request: &VapRequest,
-    policies: &[PathBuf],
-    others: &[(&str, Option<&PathBuf>)],
-) -> Result<VapReport, Failure> {
-    let names: Vec<(String, String)> = policies
+/// The input names errors blame (`policy[i]`, `old-pod`, `params`, ...) and their files.
+fn file_names(policies: &[PathBuf], others: &[(&str, Option<&PathBuf>)]) -> Vec<(String, String)> {
+    policies
         .iter()
         .enumerate()
         .map(|(i, p)| (format!("policy[{i}]"), p.display().to_string()))
@@ -243,9 +291,41 @@ pub(crate) fn evaluate(
                 .iter()
                 .filter_map(|(n, p)| p.map(|p| ((*n).to_owned(), p.display().to_string()))),
         )
-        .collect();
+        .collect()
+}
+
+/// Call the component's `policies.evaluate`; an input error names the file it blames (the i-th
+/// `--policy` file for `policy[i]`, the file given for `old-pod`, `params`, ...).
+pub(crate) fn evaluate(
+    runtime: &Runtime,
+    request: &VapRequest,
+    policies: &[PathBuf],
+    others: &[(&str, Option<&PathBuf>)],
+) -> Result<VapReport, Failure> {
+    let names = file_names(policies, others);
     let files: Vec<(&str, &str)> = names.iter().map(|(n, f)| (n.as_str(), f.as_str())).collect();
     runtime.vap(request).map_err(|e| Failure::from_call(e, &files))
+}
+
+/// Call the component's `policies.type-check` on the request's policies; under
+/// [`TypeCheck::Error`] the first warning is bad input naming its file, policy, field and column.
+pub(crate) fn type_check(
+    runtime: &Runtime,
+    request: &VapRequest,
+    policies: &[PathBuf],
+    mode: TypeCheck,
+) -> Result<Vec<VapTypeCheck>, Failure> {
+    let names = file_names(policies, &[]);
+    let files: Vec<(&str, &str)> = names.iter().map(|(n, f)| (n.as_str(), f.as_str())).collect();
+    let checks = runtime
+        .vap_type_check(&request.policies)
+        .map_err(|e| Failure::from_call(e, &files))?;
+    if mode == TypeCheck::Error
+        && let Some(w) = checks.iter().flat_map(|c| &c.expression_warnings).next()
+    {
+        return Err(Failure::from_call(CallError::Input(w.error.clone()), &files));
+    }
+    Ok(checks)
 }
 
 pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
@@ -267,6 +347,7 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         no_cache: a.no_cache,
     }
     .runtime()?;
+    let checks = type_check(&runtime, &request, &a.policies, a.type_check)?;
     let report = evaluate(
         &runtime,
         &request,
@@ -278,10 +359,17 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
             ("params", a.context.params.as_ref()),
         ],
     )?;
+    let json = || {
+        let mut v = report_json(&report);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("typeChecking".into(), type_checking_json(&checks));
+        }
+        v
+    };
     match a.output {
-        OutputFormat::Text => emit(&report_text(&report)),
-        OutputFormat::Json => emit(&to_json_string(&report_json(&report))),
-        OutputFormat::Yaml => emit(&to_yaml_string(&report_json(&report))),
+        OutputFormat::Text => emit(&(type_checking_text(&checks) + &report_text(&report))),
+        OutputFormat::Json => emit(&to_json_string(&json())),
+        OutputFormat::Yaml => emit(&to_yaml_string(&json())),
     }
     Ok(if report.allowed { 0 } else { 1 })
 }

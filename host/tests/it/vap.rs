@@ -175,6 +175,62 @@ fn a_cel_compile_error_is_bad_input_naming_the_file_policy_field_and_column() {
 }
 
 #[test]
+fn a_misspelled_pod_field_is_bad_input_unless_type_check_warn() {
+    let dir = tempdir();
+    let policy = write(
+        dir.path(),
+        "typo.yaml",
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: typo}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [pods]}]
+  validations:
+  - expression: "object.spec.containers.all(c, c.imagee != '')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: typo}
+spec: {policyName: typo, validationActions: [Deny]}
+"#,
+    );
+    let p = pod("web", &[("app", "nginx")]);
+    let o = vap(policy.to_str().unwrap(), &p, &p, &[]);
+    expect_bad_input(
+        &o,
+        &format!(
+            "{}: ValidatingAdmissionPolicy \"typo\": spec.validations[0].expression: type checking error at line 1, column 32: undefined field 'imagee' (checked against /v1, Kind=Pod",
+            policy.display()
+        ),
+    );
+
+    // --type-check warn: evaluated anyway (the missing key is an error under Fail), the warning
+    // in the API server's shape.
+    let o = vap(
+        policy.to_str().unwrap(),
+        &p,
+        &p,
+        &["--type-check", "warn", "-o", "json"],
+    );
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    assert_eq!(v["typeChecking"][0]["policy"], "typo");
+    let w = &v["typeChecking"][0]["expressionWarnings"][0];
+    assert_eq!(w["fieldRef"], "spec.validations[0].expression");
+    assert_eq!(
+        w["warning"],
+        "/v1, Kind=Pod: ERROR: <input>:1:32: undefined field 'imagee'\n | object.spec.containers.all(c, c.imagee != '')\n | ...............................^\n"
+    );
+    let o = vap(policy.to_str().unwrap(), &p, &p, &["--type-check", "warn"]);
+    assert!(
+        stdout(&o).contains("type checking: policy typo spec.validations[0].expression: /v1, Kind=Pod: ERROR: <input>:1:32: undefined field 'imagee'"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
 fn vap_help_names_the_contract_flags() {
     let help = stdout(&run(&["vap", "--help"]));
     for flag in [
@@ -187,6 +243,7 @@ fn vap_help_names_the_contract_flags() {
         "--namespace-labels",
         "--user",
         "--output",
+        "--type-check",
     ] {
         assert!(help.contains(flag), "vap --help lacks {flag}");
     }

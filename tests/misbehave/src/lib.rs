@@ -184,5 +184,9 @@ mod guest {
         fn evaluate(_request: policies::VapRequest) -> Result<policies::VapReport, types::InputError> {
             not_implemented()
         }
+
+        fn type_check(_policies: Vec<String>) -> Result<Vec<policies::VapTypeCheck>, types::InputError> {
+            not_implemented()
+        }
     }
 }
