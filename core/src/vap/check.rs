@@ -481,6 +481,11 @@ impl Checker<'_> {
         {
             return ty;
         }
+        if let (Some("cel"), "bind") = (namespace, c.func_name.as_str())
+            && let Some(ty) = self.bind(&c.args)
+        {
+            return ty;
+        }
         let args: Vec<Ty> = c.args.iter().map(|a| self.walk(a)).collect();
         if let Some(ns) = namespace {
             return namespaced(ns, &c.func_name, &args);
@@ -542,9 +547,10 @@ impl Checker<'_> {
         }
     }
 
-    /// cel-go's two-variable comprehensions (`all(i, v, ...)`, `transformList(i, v, ...)`, ...),
-    /// which the `cel` crate's parser leaves as calls: the index (key) and the element (value)
-    /// are bound while the body is checked.
+    /// Macros of cel-go the `cel` crate's parser leaves as calls: the two-variable comprehensions
+    /// (`all(i, v, ...)`, `transformList(i, v, ...)`, ...: the index or key and the element or
+    /// value are bound) and the optional library's `optMap(v, ...)`/`optFlatMap(v, ...)` (the
+    /// optional's value is bound) — their variables are declared while the body is checked.
     fn two_variables(&mut self, func: &str, range: &Ty, args: &[IdedExpr]) -> Option<Ty> {
         const TWO_VARIABLE: &[&str] = &[
             "all",
@@ -555,31 +561,54 @@ impl Checker<'_> {
             "transformMap",
             "transformMapEntry",
         ];
-        let (Some(Expr::Ident(first)), Some(Expr::Ident(second))) =
-            (args.first().map(|a| &a.expr), args.get(1).map(|a| &a.expr))
-        else {
-            return None;
+        let ident = |i: usize| match args.get(i).map(|a| &a.expr) {
+            Some(Expr::Ident(name)) => Some(name.clone()),
+            _ => None,
         };
-        if args.len() < 3 || !TWO_VARIABLE.contains(&func) {
+        let bound: Vec<(String, Ty)> = if matches!(func, "optMap" | "optFlatMap") && args.len() == 2 {
+            let value = match range {
+                Ty::Opt(inner) => (**inner).clone(),
+                _ => Ty::Dyn,
+            };
+            vec![(ident(0)?, value)]
+        } else if TWO_VARIABLE.contains(&func) && args.len() >= 3 {
+            let (k, v) = match range {
+                Ty::List(e) => (Ty::Int, (**e).clone()),
+                Ty::Map(e) => (Ty::Str, (**e).clone()),
+                _ => (Ty::Dyn, Ty::Dyn),
+            };
+            vec![(ident(0)?, k), (ident(1)?, v)]
+        } else {
             return None;
-        }
-        let (k, v) = match range {
-            Ty::List(e) => (Ty::Int, (**e).clone()),
-            Ty::Map(e) => (Ty::Str, (**e).clone()),
-            _ => (Ty::Dyn, Ty::Dyn),
         };
         let depth = self.scope.len();
-        self.scope.push((first.clone(), k));
-        self.scope.push((second.clone(), v));
-        for a in args.iter().skip(2) {
+        let body = bound.len();
+        self.scope.extend(bound);
+        for a in args.iter().skip(body) {
             self.walk(a);
         }
         self.scope.truncate(depth);
-        Some(if func.starts_with("transform") {
-            Ty::Dyn
-        } else {
+        Some(if matches!(func, "all" | "exists" | "existsOne" | "exists_one") {
             Ty::Bool
+        } else {
+            Ty::Dyn
         })
+    }
+
+    /// cel-go's `cel.bind(name, init, body)`: `name` has `init`'s type in `body`.
+    fn bind(&mut self, args: &[IdedExpr]) -> Option<Ty> {
+        let [name, init, body] = args else {
+            return None;
+        };
+        let Expr::Ident(name) = &name.expr else {
+            return None;
+        };
+        let ty = self.walk(init);
+        let depth = self.scope.len();
+        self.scope.push((name.clone(), ty));
+        let out = self.walk(body);
+        self.scope.truncate(depth);
+        Some(out)
     }
 
     fn comprehension(&mut self, c: &cel::common::ast::ComprehensionExpr) -> Ty {
@@ -808,6 +837,18 @@ mod tests {
         clean("object.metadata.labels.all(k, k.startsWith('app'))");
         // A shadowing comprehension variable is its own type.
         clean("object.spec.containers.all(object, object.name != '')");
+        // cel-go macros the crate leaves as calls bind their variables too: never undeclared.
+        warns(
+            "cel.bind(cs, object.spec.containers, cs.all(c, c.nam != ''))",
+            &["1:49: undefined field 'nam'"],
+        );
+        clean("cel.bind(n, object.metadata.name, n.startsWith('web') && n.size() > 0)");
+        warns(
+            "object.spec.?securityContext.optMap(s, s.runAsUsr).hasValue()",
+            &["1:41: undefined field 'runAsUsr'"],
+        );
+        clean("object.spec.?securityContext.optFlatMap(s, s.?runAsUser).hasValue()");
+        clean("object.metadata.labels.transformMap(k, v, v + k).size() > 0");
     }
 
     #[test]
