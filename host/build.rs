@@ -219,10 +219,14 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
         "/// Playground files: (path under web/, bytes).\npub(crate) static WEB_ASSETS: &[(&str, &[u8])] = &[\n",
     );
     for (name, path) in &files {
-        code.push_str(&format!(
-            "    ({name:?}, include_bytes!({:?})),\n",
-            path.display().to_string()
-        ));
+        // web/pkg/podmut.wasm has exactly the component's bytes (checked above): one copy of
+        // them in the binary, not two.
+        let bytes = if name == "pkg/podmut.wasm" {
+            "crate::runtime::EMBEDDED_COMPONENT".to_owned()
+        } else {
+            format!("include_bytes!({:?})", path.display().to_string())
+        };
+        code.push_str(&format!("    ({name:?}, {bytes}),\n"));
     }
     code.push_str("];\n/// Why the transpiled component is not embedded (empty when it is).\n");
     code.push_str(&format!(

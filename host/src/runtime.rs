@@ -28,8 +28,10 @@ use crate::bindings::podmut::policy::types;
 use crate::bindings::{Policy, PolicyPre};
 use crate::error::{CallError, HostError};
 
-/// The component built from this workspace and embedded in the binary.
-pub const EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm"));
+/// The component built from this workspace and embedded in the binary. A `static`, not a `const`:
+/// a constant's bytes are copied into every codegen unit that uses it (4.7 MB each time), a
+/// static's bytes are in the binary once.
+pub static EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm"));
 
 /// How often the epoch advances; deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
