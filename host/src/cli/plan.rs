@@ -15,14 +15,16 @@ use serde_json::{Value, json};
 
 use super::check::SettingsArgs;
 use super::inputs::{ValidateArgs, print_warnings, read_file};
-use super::vap::{ContextArgs, evaluate, report_json, report_text};
+use super::vap::{
+    ContextArgs, evaluate, report_json, report_text, type_check, type_checking_json, type_checking_text,
+};
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::output::{
     allocation_json, outcome_name, parse_subresource, probe_plan_json, qos_name, statuses_text,
     subresource_name, to_json_string, to_yaml_string, verdict_json,
 };
 use crate::runtime::{PlanRequest, Runtime};
-use crate::types::{AllocationOutcome, DocumentKind, Plan, Subresource, VapReport, VapRequest};
+use crate::types::{AllocationOutcome, DocumentKind, Plan, Subresource, VapReport, VapRequest, VapTypeCheck};
 
 /// Arguments of `podmut plan`.
 #[derive(Debug, Args)]
@@ -126,12 +128,13 @@ enum VapSection {
     NotAsked,
     /// Not evaluated (the API server's own validation denies first).
     Skipped(String),
-    Evaluated(VapReport),
+    /// The report, and the type-checking warnings (`--type-check warn`).
+    Evaluated(VapReport, Vec<VapTypeCheck>),
 }
 
 impl VapSection {
     fn denies(&self) -> bool {
-        matches!(self, Self::Evaluated(r) if !r.allowed)
+        matches!(self, Self::Evaluated(r, _) if !r.allowed)
     }
 }
 
@@ -140,7 +143,9 @@ impl VapSection {
 const VAP_AFTER_VALIDATION: &str = "the API server's validation denies the change, and \
 ValidatingAdmissionPolicies run only after it (`podmut vap` evaluates them anyway)";
 
-/// Evaluate the policy files on the change the plan judged (its old and new Pods as read).
+/// Type-check the policy files (as `podmut vap --type-check` does: under `error` a misspelled field
+/// is bad input even when the API server denies first) and evaluate them on the change the plan
+/// judged (its old and new Pods as read).
 fn evaluate_vaps(
     a: &PlanArgs,
     runtime: &Runtime,
@@ -150,9 +155,6 @@ fn evaluate_vaps(
 ) -> Result<VapSection, Failure> {
     if vaps.is_empty() {
         return Ok(VapSection::NotAsked);
-    }
-    if !admitted {
-        return Ok(VapSection::Skipped(VAP_AFTER_VALIDATION.to_owned()));
     }
     let request = VapRequest {
         old_object: Some(old.to_owned()),
@@ -165,6 +167,10 @@ fn evaluate_vaps(
             .request(vaps.iter().map(|(_, text)| text.clone()).collect())?
     };
     let paths: Vec<PathBuf> = vaps.iter().map(|(p, _)| p.clone()).collect();
+    let checks = type_check(runtime, &request, &paths, a.context.type_check)?;
+    if !admitted {
+        return Ok(VapSection::Skipped(VAP_AFTER_VALIDATION.to_owned()));
+    }
     let report = evaluate(
         runtime,
         &request,
@@ -175,7 +181,7 @@ fn evaluate_vaps(
             ("params", a.context.params.as_ref()),
         ],
     )?;
-    Ok(VapSection::Evaluated(report))
+    Ok(VapSection::Evaluated(report, checks))
 }
 
 /// Under a policy's denial nothing reaches the node: the node-side sections say so.
@@ -304,7 +310,13 @@ fn plan_json(plan: &Plan, vap_section: &VapSection, field_warnings: &[String]) -
             skipped("no ValidatingAdmissionPolicies given (--policy FILE with policies and bindings)")
         }
         VapSection::Skipped(why) => skipped(why),
-        VapSection::Evaluated(r) => report_json(r),
+        VapSection::Evaluated(r, checks) => {
+            let mut v = report_json(r);
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("typeChecking".into(), type_checking_json(checks));
+            }
+            v
+        }
     };
     json!({
         "admission": admission,
@@ -336,13 +348,16 @@ fn vap_text(vap: &VapSection) -> String {
     match vap {
         VapSection::NotAsked => String::new(),
         VapSection::Skipped(why) => format!("  vap: (not evaluated) {why}\n"),
-        VapSection::Evaluated(r) => {
+        VapSection::Evaluated(r, checks) => {
             let mut out = if r.allowed {
                 "  vap: allowed\n".to_owned()
             } else {
                 format!("  vap: denied: {}\n", r.message)
             };
-            for line in report_text(r).lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let text = type_checking_text(checks);
+            let report = report_text(r);
+            let lines = text.lines().chain(report.lines().skip(1));
+            for line in lines.filter(|l| !l.trim().is_empty()) {
                 out.push_str("    ");
                 out.push_str(line);
                 out.push('\n');
@@ -455,7 +470,7 @@ fn plan_text(plan: &Plan, vap: &VapSection, sub: Subresource) -> String {
 }
 
 fn summary(plan: &Plan, vap: &VapSection) -> String {
-    if let VapSection::Evaluated(r) = vap
+    if let VapSection::Evaluated(r, _) = vap
         && !r.allowed
     {
         let n = r.decisions.iter().filter(|d| d.action == "Deny").count();

@@ -66,11 +66,6 @@ pub(crate) struct VapArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
     output: OutputFormat,
-    /// What an expression that does not type-check against the Pod schema (e.g. a misspelled
-    /// field) does: error = bad input (exit 2); warn = evaluate anyway and report it under
-    /// typeChecking, as the API server does.
-    #[arg(long, value_enum, default_value_t)]
-    type_check: TypeCheck,
     /// Run this component (.wasm) instead of the embedded one (`--policy` names the policies here).
     #[arg(long, value_name = "FILE.wasm", env = "PODMUT_POLICY")]
     component: Option<PathBuf>,
@@ -82,8 +77,8 @@ pub(crate) struct VapArgs {
     no_cache: bool,
 }
 
-/// What the policies see besides the Pods: params, the namespace's labels, the user (`podmut vap`
-/// and `podmut plan --policy`).
+/// What the policies see besides the Pods: params, the namespace's labels, the user, and what a
+/// type-checking warning does (`podmut vap` and `podmut plan --policy`).
 #[derive(Debug, Args)]
 pub(crate) struct ContextArgs {
     /// Params objects for policies with paramKind (YAML stream, JSON list or List).
@@ -96,6 +91,11 @@ pub(crate) struct ContextArgs {
     /// The requesting user (request.userInfo.username).
     #[arg(long, value_name = "NAME")]
     user: Option<String>,
+    /// What an expression that does not type-check against the Pod schema (e.g. a misspelled
+    /// field) does: error = bad input (exit 2); warn = evaluate anyway and report it under
+    /// typeChecking, as the API server does.
+    #[arg(long, value_enum, default_value_t)]
+    pub(crate) type_check: TypeCheck,
 }
 
 impl ContextArgs {
@@ -120,7 +120,7 @@ impl ContextArgs {
 
 /// The `typeChecking` list of `vap -o json`: each policy with warnings, as its
 /// `status.typeChecking` would be.
-fn type_checking_json(checks: &[VapTypeCheck]) -> Value {
+pub(crate) fn type_checking_json(checks: &[VapTypeCheck]) -> Value {
     Value::Array(
         checks
             .iter()
@@ -138,7 +138,7 @@ fn type_checking_json(checks: &[VapTypeCheck]) -> Value {
 }
 
 /// The type-checking warnings as text, one per expression.
-fn type_checking_text(checks: &[VapTypeCheck]) -> String {
+pub(crate) fn type_checking_text(checks: &[VapTypeCheck]) -> String {
     let mut s = String::new();
     for c in checks {
         for w in &c.expression_warnings {
@@ -347,7 +347,7 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         no_cache: a.no_cache,
     }
     .runtime()?;
-    let checks = type_check(&runtime, &request, &a.policies, a.type_check)?;
+    let checks = type_check(&runtime, &request, &a.policies, a.context.type_check)?;
     let report = evaluate(
         &runtime,
         &request,

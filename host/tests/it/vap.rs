@@ -174,13 +174,8 @@ fn a_cel_compile_error_is_bad_input_naming_the_file_policy_field_and_column() {
     );
 }
 
-#[test]
-fn a_misspelled_pod_field_is_bad_input_unless_type_check_warn() {
-    let dir = tempdir();
-    let policy = write(
-        dir.path(),
-        "typo.yaml",
-        r#"apiVersion: admissionregistration.k8s.io/v1
+/// A policy with a misspelled Pod field (`imagee`, column 32), and its binding.
+const TYPO_POLICY: &str = r#"apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: typo}
 spec:
@@ -193,17 +188,23 @@ apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: typo}
 spec: {policyName: typo, validationActions: [Deny]}
-"#,
-    );
+"#;
+
+/// `podmut vap`'s / `podmut plan`'s exit-2 message for [`TYPO_POLICY`] written to `policy`.
+fn typo_error(policy: &std::path::Path) -> String {
+    format!(
+        "{}: ValidatingAdmissionPolicy \"typo\": spec.validations[0].expression: type checking error at line 1, column 32: undefined field 'imagee' (checked against /v1, Kind=Pod",
+        policy.display()
+    )
+}
+
+#[test]
+fn a_misspelled_pod_field_is_bad_input_unless_type_check_warn() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "typo.yaml", TYPO_POLICY);
     let p = pod("web", &[("app", "nginx")]);
     let o = vap(policy.to_str().unwrap(), &p, &p, &[]);
-    expect_bad_input(
-        &o,
-        &format!(
-            "{}: ValidatingAdmissionPolicy \"typo\": spec.validations[0].expression: type checking error at line 1, column 32: undefined field 'imagee' (checked against /v1, Kind=Pod",
-            policy.display()
-        ),
-    );
+    expect_bad_input(&o, &typo_error(&policy));
 
     // --type-check warn: evaluated anyway (the missing key is an error under Fail), the warning
     // in the API server's shape.
@@ -423,4 +424,44 @@ fn plan_names_a_broken_policy_file() {
             policy.display()
         ),
     );
+}
+
+#[test]
+fn plan_type_checks_its_policy_files_as_vap_does() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "typo.yaml", TYPO_POLICY);
+    let p = pod("web", &[("app", "nginx")]);
+    let with = |args: &[&str]| {
+        let mut all = vec!["--policy", policy.to_str().unwrap()];
+        all.extend_from_slice(args);
+        plan(dir.path(), &p, &p, &all)
+    };
+    expect_bad_input(&with(&[]), &typo_error(&policy));
+    expect_bad_input(&with(&["--type-check", "error"]), &typo_error(&policy));
+
+    // --type-check warn: evaluated (the missing key fails the policy), the warning in the vap
+    // section as `podmut vap -o json` has it, and in the text's vap block.
+    let o = with(&["--type-check", "warn", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    assert_eq!(v["admission"]["allowed"], true);
+    assert_eq!(v["vap"]["allowed"], false);
+    assert_eq!(v["vap"]["typeChecking"][0]["policy"], "typo");
+    let w = &v["vap"]["typeChecking"][0]["expressionWarnings"][0];
+    assert_eq!(w["fieldRef"], "spec.validations[0].expression");
+    assert!(
+        w["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("/v1, Kind=Pod: ERROR: <input>:1:32: undefined field 'imagee'"),
+        "{w}"
+    );
+    let text = stdout(&with(&["--type-check", "warn"]));
+    assert!(
+        text.contains("    type checking: policy typo spec.validations[0].expression: /v1, Kind=Pod: ERROR: <input>:1:32: undefined field 'imagee'"),
+        "{text}"
+    );
+    let yaml = stdout(&with(&["--type-check", "warn", "-o", "yaml"]));
+    assert!(yaml.contains("typeChecking:"), "{yaml}");
+    assert!(stdout(&run(&["plan", "--help"])).contains("--type-check"));
 }
