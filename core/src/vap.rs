@@ -12,7 +12,8 @@
 //! - `input` builds the CEL variables (`object`, `oldObject`, `request`, `namespaceObject`) and the
 //!   request the rules match;
 //! - `eval` runs one policy for one binding and one params object;
-//! - `cel`, `library` and `cost`: the CEL environment, the Kubernetes libraries, the cost limits.
+//! - `cel`, `library` and `cost`: the CEL environment, the Kubernetes libraries, the cost limits;
+//!   `urls` and `semverlib`: the Kubernetes URL and semver libraries.
 //!
 //! - `check` type-checks every expression against the Pod schema (`schema`, generated from
 //!   k8s-openapi): a misspelled field is found before anything runs ([`vap_type_check`]).
@@ -30,6 +31,8 @@ mod library;
 mod net;
 mod policy;
 mod schema;
+mod semverlib;
+mod urls;
 
 use std::collections::BTreeMap;
 

@@ -113,6 +113,8 @@ impl Cel {
         library::register_functions(&mut ctx);
         super::net::register(&mut ctx);
         super::format::register(&mut ctx);
+        super::urls::register(&mut ctx);
+        super::semverlib::register(&mut ctx);
         for (name, value) in vars {
             ctx.add_variable_from_value(*name, (*value).clone());
         }

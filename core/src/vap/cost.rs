@@ -457,7 +457,26 @@ fn call(name: &str, raw_args: &[IdedExpr], args: &[Est]) -> Est {
             };
             with(1 + n, Shape::list(n, Shape::scalar()))
         }
-        // Everything else (quantity, ip, cidr, url, format, optionals, math, ...): linear in the
+        // URL and semver (upstream library/cost.go): parsing traverses the string; the value is as
+        // long as its text, its getters are nominal. A part may be escaped to three times its
+        // length; the query has at most one key per character, each no longer than the text.
+        "url" | "isURL" | "semver" | "isSemver" => with(1 + tenth(first.len), Shape::text(first.len)),
+        "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => {
+            with(1, Shape::text(first.len.saturating_mul(3)))
+        }
+        "getQuery" => {
+            let values = Shape::list(first.len, Shape::text(first.len));
+            let query = Shape {
+                len: first.len,
+                total: first.len.saturating_mul(values.total).saturating_add(1),
+                key_chars: first.len,
+                fields: Some(Arc::new(BTreeMap::new())),
+                elem: Some(Arc::new(values)),
+            };
+            with(1 + tenth(first.len), query)
+        }
+        "major" | "minor" | "patch" => with(1, Shape::scalar()),
+        // Everything else (quantity, ip, cidr, format, optionals, math, ...): linear in the
         // text it reads; its result is no larger than its inputs.
         _ => {
             let out = args.iter().fold(Shape::scalar(), |acc, a| acc.union(&a.shape));

@@ -384,7 +384,11 @@ fn q_div_int(This(this): This<Value>, by: Value) -> Res {
     Ok(q_value(Q::from_nanos(q.nanos() / NANO / n * NANO, q)))
 }
 
+/// Order two quantities — or two semvers: the semver library shares these three names.
 fn q_cmp(function: &str, this: &Value, other: &Value) -> Result<Ordering, ExecutionError> {
+    if let Some(order) = super::semverlib::compare(function, this, other) {
+        return order;
+    }
     Ok(as_quantity(function, this)?.cmp(as_quantity(function, other)?))
 }
 
