@@ -6,9 +6,9 @@
 /**
  * Mount an editor over `textarea`; `onChange` runs on every edit. Returns `{set(text), focus(),
  * view, mark(problems)}`, or null when CodeMirror is not available (the textarea then stays in use).
- * `mark([{line, column?, message}])` shows each problem beside its line (1-based): the line is
- * highlighted, the character at `column` (1-based, when given) underlined, and the message sits right
- * below the line; `mark([])` clears them. `options.wrap` wraps long lines.
+ * `mark([{line, column?, message, warning?}])` shows each problem beside its line (1-based): the line
+ * is highlighted, the character at `column` (1-based, when given) underlined, and the message sits
+ * right below the line (in the warning colours when `warning`); `mark([])` clears them. `options.wrap` wraps long lines.
  */
 export async function mountEditor(textarea, testid, onChange, options = {}) {
   let cm;
@@ -72,16 +72,17 @@ export async function mountEditor(textarea, testid, onChange, options = {}) {
 /** The problems beside their lines: a state field of line and block-widget decorations. */
 function problemMarks({ StateEffect, StateField, EditorView, Decoration, WidgetType }) {
   class Message extends WidgetType {
-    constructor(text) {
+    constructor(text, kind) {
       super();
       this.text = text;
+      this.kind = kind;
     }
     eq(other) {
-      return other.text === this.text;
+      return other.text === this.text && other.kind === this.kind;
     }
     toDOM() {
       const div = document.createElement('div');
-      div.className = 'cm-problem-message';
+      div.className = `cm-problem-message${this.kind}`;
       div.dataset.testid = 'editor-problem';
       div.textContent = this.text;
       return div;
@@ -90,13 +91,14 @@ function problemMarks({ StateEffect, StateField, EditorView, Decoration, WidgetT
   const set = StateEffect.define();
   const build = (doc, list) => {
     const ranges = [];
-    for (const { line, column, message } of list) {
+    for (const { line, column, message, warning } of list) {
       const l = doc.line(Math.min(Math.max(1, line), doc.lines));
-      ranges.push(Decoration.line({ class: 'cm-problem-line' }).range(l.from));
+      const kind = warning ? ' cm-problem-warning' : '';
+      ranges.push(Decoration.line({ class: `cm-problem-line${kind}` }).range(l.from));
       if (column && column <= l.length) {
-        ranges.push(Decoration.mark({ class: 'cm-problem-at' }).range(l.from + column - 1, l.from + column));
+        ranges.push(Decoration.mark({ class: `cm-problem-at${kind}` }).range(l.from + column - 1, l.from + column));
       }
-      ranges.push(Decoration.widget({ widget: new Message(message), block: true, side: 1 }).range(l.to));
+      ranges.push(Decoration.widget({ widget: new Message(message, kind), block: true, side: 1 }).range(l.to));
     }
     return Decoration.set(ranges, true);
   };

@@ -1,7 +1,9 @@
 // The policies panel: ValidatingAdmissionPolicies and their bindings, pasted or picked from
 // KEP-5972's samples, evaluated on the page's old -> new change by the component's
-// `policies.evaluate` (the function `podmut vap` and `podmut plan --policy` call). This file only
-// renders the component's report and puts a compile error beside its line in the editor.
+// `policies.evaluate` (the function `podmut vap` and `podmut plan --policy` call), after its
+// `policies.typeCheck` (their `--type-check error|warn`: a misspelled Pod field is bad input, or a
+// warning beside the evaluation). This file only renders the component's reports and puts a compile
+// error or type-checking finding beside its line in the editor.
 import { VAP_SAMPLES } from './vap-samples.js';
 
 // The playground's subresource values -> the request's subResource.
@@ -19,7 +21,8 @@ export function parseLabels(text) {
 }
 
 // `ValidatingAdmissionPolicy "p": spec.validations[1].expression: compilation error at line 1, column 40: ...`
-const FIELD_ERROR = /^(ValidatingAdmissionPolicy(?:Binding)?) "([^"]*)": ([\w.[\]]+): (?:compilation error at line (\d+), column (\d+))?/;
+// (or `type checking error at line 1, column 12: ...`, a type-checking finding as bad input)
+const FIELD_ERROR = /^(ValidatingAdmissionPolicy(?:Binding)?) "([^"]*)": ([\w.[\]]+): (?:(?:compilation|type checking) error at line (\d+), column (\d+))?/;
 
 /** The value at a field path like `spec.validations[1].expression` (undefined when absent). */
 function valueAt(obj, path) {
@@ -112,8 +115,8 @@ export async function mountPolicies(deps) {
   const $ = (id) => document.getElementById(id);
   const ui = {
     sample: $('vap-sample'), text: $('vap'), params: $('vap-params'), labels: $('vap-namespace-labels'), user: $('vap-user'),
-    verdict: $('vap-verdict'), results: $('vap-results'), decisions: $('vap-decisions'), warnings: $('vap-warnings'),
-    annotations: $('vap-annotations'), notes: $('vap-notes'),
+    typeCheck: $('vap-type-check'), verdict: $('vap-verdict'), typeChecking: $('vap-type-checking'), results: $('vap-results'),
+    decisions: $('vap-decisions'), warnings: $('vap-warnings'), annotations: $('vap-annotations'), notes: $('vap-notes'),
   };
   for (const [id, s] of Object.entries(VAP_SAMPLES)) {
     const opt = el('option', s.title);
@@ -132,9 +135,10 @@ export async function mountPolicies(deps) {
     deps.onChange();
   });
   for (const e of [ui.labels, ui.user]) e.addEventListener('input', deps.onChange);
+  ui.typeCheck.addEventListener('change', deps.onChange);
 
   const clear = () => {
-    for (const e of [ui.results, ui.decisions, ui.warnings, ui.annotations, ui.notes]) e.replaceChildren();
+    for (const e of [ui.typeChecking, ui.results, ui.decisions, ui.warnings, ui.annotations, ui.notes]) e.replaceChildren();
     editor?.mark([]);
     paramsEditor?.mark([]);
   };
@@ -212,6 +216,33 @@ export async function mountPolicies(deps) {
     return where;
   }
 
+  /**
+   * The type-checking findings of the policies (`policies.typeCheck`), each placed beside its
+   * expression: `{findings: [{line, column, message, warning}], err}` — `err` is a call's failure.
+   */
+  function typeCheck() {
+    if (!deps.podmut.policies.typeCheck) return { findings: [] };
+    const r = deps.call(() => deps.podmut.policies.typeCheck([ui.text.value]));
+    if (r.err) return { err: r };
+    const findings = [];
+    for (const c of r.ok) {
+      for (const w of c.expressionWarnings) {
+        const message = w.error?.val?.message ?? w.warning;
+        const where = locateError(ui.text.value, message, deps.parseYaml) ?? { line: 1 };
+        findings.push({ ...where, message, policy: c.policy, fieldRef: w.fieldRef, warning: w.warning });
+      }
+    }
+    return { findings };
+  }
+
+  /** An input error of a call as the verdict, marked beside its line. */
+  function sayInputError(r) {
+    const where = r.inputError ? markError(r.inputError) : null;
+    const input = { 'policy[0]': 'Policies', params: 'Params', 'old-pod': 'Old Pod', 'new-pod': 'New Pod' }[r.inputError?.val?.input];
+    const text = input && r.inputError?.val?.message ? `${input}: ${r.inputError.val.message}` : r.err;
+    return say('invalid', `cannot evaluate: ${text}${where ? ` (line ${where.line})` : ''}`);
+  }
+
   function render(oldText, newText, sub, admission) {
     clear();
     if (!ui.text.value.trim()) return say('idle', 'no policies: paste ValidatingAdmissionPolicies and bindings, or pick a sample');
@@ -232,13 +263,25 @@ export async function mountPolicies(deps) {
       namespaceLabels,
       user: ui.user.value.trim() || undefined,
     };
-    const r = deps.call(() => deps.podmut.policies.evaluate(request));
-    if (r.err) {
-      const where = r.inputError ? markError(r.inputError) : null;
-      const input = { 'policy[0]': 'Policies', params: 'Params', 'old-pod': 'Old Pod', 'new-pod': 'New Pod' }[r.inputError?.val?.input];
-      const text = input && r.inputError?.val?.message ? `${input}: ${r.inputError.val.message}` : r.err;
-      return say('invalid', `cannot evaluate: ${text}${where ? ` (line ${where.line})` : ''}`);
+    // Type-check first, as `podmut vap` does: under `error` (the default) a finding is bad input.
+    const checked = typeCheck();
+    if (checked.err) return sayInputError(checked.err);
+    const { findings } = checked;
+    const warn = ui.typeCheck.value === 'warn';
+    editor?.mark(findings.map(({ line, column, message }) => ({ line, column, message, warning: warn })));
+    if (findings.length && !warn) {
+      const f = findings[0];
+      const more = findings.length > 1 ? ` (and ${findings.length - 1} more)` : '';
+      return say('invalid', `cannot evaluate: Policies: ${f.message} (line ${f.line})${more}`);
     }
+    for (const f of findings) {
+      const item = el('li');
+      item.dataset.testid = 'vap-type-checking';
+      item.append(`type checking: policy ${f.policy} ${f.fieldRef} (line ${f.line}): `, el('code', f.warning.trimEnd()));
+      ui.typeChecking.append(item);
+    }
+    const r = deps.call(() => deps.podmut.policies.evaluate(request));
+    if (r.err) return sayInputError(r);
     const report = r.ok;
     renderResults(report);
     const first = admission && !admission.allowed
@@ -254,12 +297,14 @@ export async function mountPolicies(deps) {
     for (const [key, t] of Object.entries(SHARED)) if (t.value.trim()) out[key] = deps.toBase64Url(t.value);
     if (ui.labels.value.trim()) out.ns = ui.labels.value.trim();
     if (ui.user.value.trim()) out.user = ui.user.value.trim();
+    if (ui.typeCheck.value === 'warn') out.typecheck = 'warn';
     return out;
   };
   const load = (params) => {
     for (const [key, t] of Object.entries(SHARED)) setText(t, params.get(key) ? deps.fromBase64Url(params.get(key)) : '');
     ui.labels.value = params.get('ns') ?? '';
     ui.user.value = params.get('user') ?? '';
+    ui.typeCheck.value = params.get('typecheck') === 'warn' ? 'warn' : 'error';
     ui.sample.value = Object.keys(VAP_SAMPLES).find((id) => VAP_SAMPLES[id].text === ui.text.value) ?? '';
   };
   return { render, share, load };

@@ -457,6 +457,42 @@ spec: {policyName: p, validationActions: [Deny]}
     await page.close();
   });
 
+  test('policies: a misspelled Pod field is type-checked beside its line (error, then warn), then clears', async () => {
+    const page = await open();
+    await page.selectOption('[data-testid=subresource]', 'dynamic');
+    await setPod(page, 'old', RUNNING(['a']));
+    await setPod(page, 'new', RUNNING(['a', 'b']));
+    await page.selectOption('[data-testid=vap-sample]', 'disable-dynamic-containers');
+    assert.match(await vapVerdictMatches(page, /^denied/), /Dynamic Containers are disabled/);
+    const sample = await podText(page, 'vap');
+    const typo = sample.replace('object.spec.containers', 'object.spec.contaners');
+    assert.notEqual(typo, sample);
+    assert.equal(await page.$eval('[data-testid=vap-type-check]', (s) => s.value), 'error', 'the default is the CLI\'s');
+    await setPod(page, 'vap', typo);
+    // --type-check error (the default): bad input, as `podmut vap` exits 2, beside the expression's line.
+    const text = await vapVerdictMatches(page, /^cannot evaluate/);
+    assert.match(text, /ValidatingAdmissionPolicy "disable-dynamic-containers": spec\.validations\[0\]\.expression: type checking error at line 1, column \d+: undefined field 'contaners'/);
+    assert.match(text, /\(line 22\)$/, text);
+    const beside = await page.waitForSelector('[data-testid=editor-problem]');
+    assert.match(await beside.textContent(), /undefined field 'contaners'/);
+    assert.match(await page.textContent('.cm-problem-line'), /object\.spec\.contaners\.map/);
+    assert.equal(await page.textContent('.cm-problem-at'), '.', 'the column is the selection of the misspelled field');
+    // warn: evaluated anyway (the API server's behaviour), the finding listed and still beside its line.
+    await page.selectOption('[data-testid=vap-type-check]', 'warn');
+    assert.match(await vapVerdictMatches(page, /^denied/), /resulted in error: no such key: contaners/);
+    const listed = await page.waitForSelector('[data-testid=vap-type-checking]');
+    assert.match(await listed.textContent(), /policy disable-dynamic-containers spec\.validations\[0\]\.expression \(line 22\): \/v1, Kind=Pod: ERROR: <input>:1:\d+: undefined field 'contaners'/);
+    await page.waitForSelector('.cm-problem-line.cm-problem-warning');
+    assert.match(await page.textContent('.cm-problem-line.cm-problem-warning'), /object\.spec\.contaners/);
+    // Fixed: nothing to report.
+    await setPod(page, 'vap', sample);
+    assert.match(await vapVerdictMatches(page, /^denied — .*Dynamic Containers are disabled/), /denied request/);
+    assert.equal(await page.$('[data-testid=editor-problem]'), null, 'the mark goes with the finding');
+    assert.equal(await page.$('[data-testid=vap-type-checking]'), null);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   test('policies: a hostile expression hits the cost limit and the page stays responsive', async () => {
     const page = await open();
     await page.selectOption('[data-testid=subresource]', 'none');
