@@ -71,6 +71,7 @@ impl Cel {
             let _ = ext(&mut env);
         }
         library::register_overloads(&mut env);
+        super::net::register_overloads(&mut env);
         Self { env: Arc::new(env) }
     }
 

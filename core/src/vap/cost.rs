@@ -476,6 +476,8 @@ fn call(name: &str, raw_args: &[IdedExpr], args: &[Est]) -> Est {
             with(1 + tenth(first.len), query)
         }
         "major" | "minor" | "patch" => with(1, Shape::scalar()),
+        // Parse, write back and compare: twice the traversal (upstream library/cost.go).
+        "ip.isCanonical" => with(1 + tenth(first.len.saturating_mul(2)), Shape::scalar()),
         // Everything else (quantity, ip, cidr, format, optionals, math, ...): linear in the
         // text it reads; its result is no larger than its inputs.
         _ => {

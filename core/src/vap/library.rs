@@ -189,7 +189,8 @@ fn index_in(args: &[CowVal<'_, '_>], last: bool) -> Res {
     ))
 }
 
-fn owned<'b, 'v>(v: Value) -> Result<CowVal<'b, 'v>, ExecutionError> {
+/// A value as an environment overload returns it.
+pub(crate) fn owned<'b, 'v>(v: Value) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let boxed: Box<dyn Val> = v.try_into()?;
     Ok(CowVal::Owned(boxed))
 }

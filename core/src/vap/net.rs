@@ -1,5 +1,6 @@
 //! The Kubernetes CEL IP and CIDR libraries (`k8s.io/apiserver/pkg/cel/library/ip.go`,
-//! `cidr.go`): `ip()`, `isIP()`, `cidr()`, `isCIDR()` and their member functions. Addresses are
+//! `cidr.go`): `ip()`, `isIP()`, `ip.isCanonical()`, `cidr()`, `isCIDR()`, their member functions
+//! (`cidr.ip()` among them) and `string()` of both. Addresses are
 //! parsed strictly like Go's `netip` (the std parser: no leading zeros, no zones), and IPv4-mapped
 //! IPv6 addresses are refused as upstream refuses them.
 
@@ -11,9 +12,13 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use cel::common::types::Type;
+use cel::common::value::CowVal;
 use cel::extractors::This;
 use cel::objects::Opaque;
-use cel::{Context, ExecutionError, Value};
+use cel::{Context, Env, ExecutionError, Value};
+
+use super::library::owned;
 
 type Res = Result<Value, ExecutionError>;
 
@@ -57,6 +62,50 @@ pub(crate) fn register(ctx: &mut Context<'_, '_>) {
     let _ = ctx.add_function("containsCIDR", contains_cidr);
     let _ = ctx.add_function("prefixLength", prefix_length);
     let _ = ctx.add_function("masked", masked);
+    let _ = ctx.add_function("ip.isCanonical", is_canonical);
+}
+
+/// Add `string(ip)` and `string(cidr)` beside the environment's own `string` overloads.
+pub(crate) fn register_overloads(env: &mut Env) {
+    // Registration fails only when a signature is declared twice, which every test would show.
+    let _ = env.add_overload(
+        "string",
+        "ip_to_string",
+        vec![Type::new_opaque_type("net.IP")],
+        to_string,
+    );
+    let _ = env.add_overload(
+        "string",
+        "cidr_to_string",
+        vec![Type::new_opaque_type("net.CIDR")],
+        to_string,
+    );
+}
+
+/// `string(ip)` / `string(cidr)`: Go's `netip.Addr.String()` / `netip.Prefix.String()` — IPv4
+/// dotted, IPv6 in RFC 5952's canonical form (what `Ipv6Addr`'s `Display` writes too), the
+/// prefix's address as written (not masked).
+fn to_string<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let [arg] = args.as_slice() else {
+        return Err(ExecutionError::invalid_argument_count(1, args.len()));
+    };
+    let v = Value::try_from(arg.as_ref())?;
+    let text = match &v {
+        Value::Opaque(o) => match (o.downcast_ref::<Ip>(), o.downcast_ref::<Cidr>()) {
+            (Some(ip), _) => ip.0.to_string(),
+            (_, Some(c)) => format!("{}/{}", c.addr, c.bits),
+            _ => return Err(no_overload("string", &[&v])),
+        },
+        other => return Err(no_overload("string", &[other])),
+    };
+    owned(Value::String(Arc::new(text)))
+}
+
+/// `ip.isCanonical(s)`: whether `s` is the address as Go would write it back.
+fn is_canonical(s: Value) -> Res {
+    let text = text("ip.isCanonical", &s)?;
+    let addr = parse_ip(text).map_err(|e| ExecutionError::function_error("ip.isCanonical", e))?;
+    Ok(Value::Bool(addr.to_string() == text))
 }
 
 fn no_overload(function: &str, args: &[&Value]) -> ExecutionError {
@@ -120,8 +169,14 @@ fn as_cidr<'a>(function: &str, v: &'a Value) -> Result<&'a Cidr, ExecutionError>
     }
 }
 
-fn ip(s: Value) -> Res {
-    let addr = parse_ip(text("ip", &s)?).map_err(|e| ExecutionError::function_error("ip", e))?;
+/// `ip(string)`, and `cidr.ip()`: the CIDR's address as written.
+fn ip(This(this): This<Value>) -> Res {
+    if let Value::Opaque(o) = &this
+        && let Some(c) = o.downcast_ref::<Cidr>()
+    {
+        return Ok(Value::Opaque(Arc::new(Ip(c.addr))));
+    }
+    let addr = parse_ip(text("ip", &this)?).map_err(|e| ExecutionError::function_error("ip", e))?;
     Ok(Value::Opaque(Arc::new(Ip(addr))))
 }
 
@@ -299,5 +354,37 @@ mod tests {
         assert!(e.contains("parse error during conversion from string"), "{e}");
         let e = eval("cidr('192.168.0.0/33')").unwrap_err();
         assert!(e.contains("parse error during conversion from string"), "{e}");
+    }
+
+    /// `string(ip)`, `string(cidr)`, `ip.isCanonical`, `cidr.ip()`: upstream `ip_test.go`,
+    /// `cidr_test.go` and apiextensions `validation_test.go` "IP and CIDR".
+    #[test]
+    fn strings_canonical_forms_and_the_cidr_address() {
+        for e in [
+            "string(ip('192.168.0.1')) == '192.168.0.1'",
+            "string(ip('2001:db8::68')) == '2001:db8::68'",
+            "string(ip('2001:DB8:0:0:0:0:0:68')) == '2001:db8::68'",
+            "string(cidr('192.168.0.0/24')) == '192.168.0.0/24'",
+            "string(cidr('192.168.0.1/24')) == '192.168.0.1/24'",
+            "string(cidr('2001:db8::/32')) == '2001:db8::/32'",
+            "string('x') == 'x' && string(1) == '1'",
+            "ip.isCanonical('127.0.0.1')",
+            "ip.isCanonical('2001:db8::68')",
+            "!ip.isCanonical('2001:DB8::68')",
+            "!ip.isCanonical('2001:db8:0:0:0:0:0:68')",
+            "cidr('192.168.0.0/24').ip() == ip('192.168.0.0')",
+            "cidr('192.168.0.1/24').ip() == ip('192.168.0.1')",
+            "cidr('::1/128').ip().family() == 6",
+            "cidr('192.168.0.1/24').masked().ip() == ip('192.168.0.0')",
+        ] {
+            assert_eq!(eval(e), Ok(cel::Value::Bool(true)), "{e}");
+        }
+        for e in ["ip.isCanonical('127.0.0.1.0')", "ip.isCanonical('2001:db8:::68')"] {
+            let err = eval(e).unwrap_err();
+            assert!(
+                err.contains("parse error during conversion from string"),
+                "{e}: {err}"
+            );
+        }
     }
 }
