@@ -326,7 +326,7 @@ fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Ve
 
 /// The fields of an `admission.k8s.io/v1` AdmissionReview and its request (upstream
 /// `k8s.io/api/admission/v1` types.go). kube-core's review type buffers its fields through
-/// `#[serde(flatten)]`, which hides skipped fields from `serde_ignored`, so the envelope is checked
+/// `#[serde(flatten)]` (its decoder keeps fields no type names), so the envelope is checked
 /// against this list and the Pods in it are decoded as Pods.
 const REVIEW_FIELDS: &[&str] = &["apiVersion", "kind", "request", "response"];
 const REQUEST_FIELDS: &[&str] = &[

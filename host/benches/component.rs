@@ -174,7 +174,7 @@ fn bench_check(c: &mut Criterion) {
 
 /// The cost of field validation (`fieldValidation` / `--validate`): the same allowed update judged
 /// with unknown and duplicate fields ignored (the one-pass typed read) and checked (the value
-/// with duplicate detection, then the typed decoding through `serde_ignored`), at 5 and 100
+/// with duplicate detection, then the typed decoding compared with the object written back), at 5 and 100
 /// containers; and `inputs.read-documents` alone (what the CLI adds per file).
 fn bench_validation(c: &mut Criterion) {
     use podmut::types::{DocumentKind, FieldValidation};
