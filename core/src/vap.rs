@@ -28,6 +28,7 @@ mod eval;
 mod format;
 mod input;
 mod library;
+mod macros;
 mod net;
 mod policy;
 mod schema;

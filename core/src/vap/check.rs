@@ -27,8 +27,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, SourceInfo};
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
+use super::cel::position;
 use super::schema::OBJECTS;
 
 /// The objects of upstream's `BuildRequestType` and `BuildNamespaceType` (same format as
@@ -314,21 +315,46 @@ impl Env {
     }
 
     /// Check one expression; also its type (for a variable's declaration).
-    pub(crate) fn check(&self, expr: &IdedExpr, info: &SourceInfo) -> (Outcome, Ty) {
+    pub(crate) fn check(&self, expr: &super::cel::Expr) -> (Outcome, Ty) {
         let mut c = Checker {
             env: self,
             vars: Ty::Vars(Rc::new(self.variables.clone())),
             scope: Vec::new(),
-            info,
-            outcome: Outcome::default(),
+            found: Vec::new(),
         };
-        let ty = c.walk(expr);
-        for list in [&mut c.outcome.errors, &mut c.outcome.warnings] {
-            list.sort_by_key(|i| i.offset);
-            list.dedup();
-        }
-        (c.outcome, ty)
+        let ty = c.walk(&expr.ast);
+        (place(expr, c.found), ty)
     }
+}
+
+/// The problems found (node, origin, message) placed in `expr`'s source, each list in source
+/// order without repeats (a macro's expansion may hold a node twice). Positions are looked up
+/// only when something was found.
+fn place(expr: &super::cel::Expr, found: Vec<(u64, Origin, String)>) -> Outcome {
+    let mut outcome = Outcome::default();
+    if found.is_empty() {
+        return outcome;
+    }
+    let places = expr.places();
+    for (id, origin, message) in found {
+        let offset = places.offset(id);
+        let (line, column) = position(&expr.text, offset);
+        let issue = Issue {
+            offset,
+            line,
+            column,
+            message,
+        };
+        match origin {
+            Origin::Schema => outcome.warnings.push(issue),
+            Origin::Declared => outcome.errors.push(issue),
+        }
+    }
+    for list in [&mut outcome.errors, &mut outcome.warnings] {
+        list.sort_by_key(|i| i.offset);
+        list.dedup();
+    }
+    outcome
 }
 
 /// Whether a policy's `matchConstraints.resourceRules` (as `(apiGroups, resources)` of each rule)
@@ -352,24 +378,13 @@ struct Checker<'a> {
     vars: Ty,
     /// Comprehension variables, innermost last.
     scope: Vec<(String, Ty)>,
-    info: &'a SourceInfo,
-    outcome: Outcome,
+    /// The problems found: node, origin, message.
+    found: Vec<(u64, Origin, String)>,
 }
 
 impl Checker<'_> {
     fn report(&mut self, id: u64, origin: Origin, message: String) {
-        let offset = self.info.offset_for(id).map_or(0, |(start, _)| start as usize);
-        let (line, column) = position(&self.info.source, offset);
-        let issue = Issue {
-            offset,
-            line,
-            column,
-            message,
-        };
-        match origin {
-            Origin::Schema => self.outcome.warnings.push(issue),
-            Origin::Declared => self.outcome.errors.push(issue),
-        }
+        self.found.push((id, origin, message));
     }
 
     fn lookup(&self, name: &str) -> Option<Ty> {
@@ -669,26 +684,6 @@ fn index(operand: &Ty, key: Option<&IdedExpr>) -> Ty {
     }
 }
 
-/// The 1-based line and column (in characters) of byte `offset` of `source`.
-fn position(source: &str, offset: usize) -> (usize, usize) {
-    let mut line = 1;
-    let mut start = 0;
-    for (i, ch) in source.char_indices() {
-        if i >= offset {
-            break;
-        }
-        if ch == '\n' {
-            line += 1;
-            start = i + 1;
-        }
-    }
-    let column = source
-        .get(start..offset.min(source.len()))
-        .map_or(0, |s| s.chars().count())
-        + 1;
-    (line, column)
-}
-
 /// The API server's text for the warnings of one expression: cel-go's `Issues.String()` behind
 /// the kind it was checked against — `/v1, Kind=Pod: ERROR: <input>:1:12: undefined field
 /// 'contaners'`, the line and a caret under the column.
@@ -727,12 +722,12 @@ mod tests {
             ("n", "size(object.spec.containers)"),
         ] {
             let e = cel.compile(src).expect("compiles");
-            let (found, ty) = env.check(e.program.expression(), e.program.source_info());
+            let (found, ty) = env.check(&e);
             assert!(found.errors.is_empty() && found.warnings.is_empty(), "{src}");
             env.declare(name, ty);
         }
         let e = cel.compile(source).expect("compiles");
-        let (found, _) = env.check(e.program.expression(), e.program.source_info());
+        let (found, _) = env.check(&e);
         let show = |v: &[Issue]| {
             v.iter()
                 .map(|i| format!("{}:{}: {}", i.line, i.column, i.message))
@@ -948,7 +943,7 @@ mod tests {
             let e = cel
                 .compile("object.spec.contaners.size() > 0 || params.anything")
                 .expect("compiles");
-            let (found, _) = env.check(e.program.expression(), e.program.source_info());
+            let (found, _) = env.check(&e);
             let typed = env.gvk.is_some();
             assert_eq!(found.warnings.len(), usize::from(typed), "{env:?}");
             assert!(found.errors.is_empty());

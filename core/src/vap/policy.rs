@@ -331,8 +331,7 @@ impl Reader<'_> {
         e: &Expr,
         out: &mut Vec<VapExpressionWarning>,
     ) -> Result<check::Ty, InputError> {
-        let info = e.program.source_info();
-        let (found, ty) = env.check(e.program.expression(), info);
+        let (found, ty) = env.check(e);
         if let Some(first) = found.errors.first() {
             return Err(self.err(
                 field,
@@ -346,7 +345,7 @@ impl Reader<'_> {
         if let (Some(first), Some(gvk)) = (found.warnings.first(), env.gvk) {
             out.push(VapExpressionWarning {
                 field_ref: field.to_string(),
-                warning: check::warning_text(gvk, &info.source, &found.warnings),
+                warning: check::warning_text(gvk, &e.text, &found.warnings),
                 error: self.err(
                     field,
                     format!(
