@@ -8,9 +8,10 @@
 //! ```
 //!
 //! Arguments: the review file, calls per batch, rounds, then the component files. Each round times
-//! one batch natively (podmut-core), then one batch per component with a fresh instance per call
-//! (pooling allocator, as the webhook) and one with a single reused instance; the best batch of
-//! each is printed, in µs per call, with its ratio to native.
+//! one batch natively (podmut-core), then per component one batch with a fresh instance per call
+//! (pooling allocator, as the webhook), one of instances made and dropped without a call, and one
+//! with a single reused instance; the best batch of each is printed, in µs per call, with its
+//! ratio to native. `COMPARE_ONLY=fresh` (or `instantiate`) times that path alone, for `perf`.
 #![expect(
     clippy::expect_used,
     clippy::panic,
@@ -55,28 +56,64 @@ fn main() {
         .collect();
     let native = podmut_core::review(&text, "").expect("native review");
     assert!(native.contains(r#""allowed":true"#), "{native}");
+    // For profiling one path alone (`perf record`): COMPARE_ONLY=fresh or COMPARE_ONLY=instantiate.
+    let only = std::env::var("COMPARE_ONLY").unwrap_or_default();
+    let all = only.is_empty();
     let mut best_native = f64::INFINITY;
-    let mut best = vec![(f64::INFINITY, f64::INFINITY); runtimes.len()];
+    let mut best = vec![Best::default(); runtimes.len()];
     for _ in 0..rounds {
-        best_of(&mut best_native, n, || {
-            black_box(podmut_core::review(black_box(&text), "").expect("native"));
-        });
-        for ((_, rt), (fresh, reused)) in runtimes.iter().zip(&mut best) {
-            best_of(fresh, n, || {
-                black_box(rt.review(black_box(&text), "").expect("fresh"));
+        if all {
+            best_of(&mut best_native, n, || {
+                black_box(podmut_core::review(black_box(&text), "").expect("native"));
             });
-            let mut inst = rt.instance().expect("instance");
-            best_of(reused, n, || {
-                black_box(inst.review(black_box(&text), "").expect("reused"));
-            });
+        }
+        for ((_, rt), b) in runtimes.iter().zip(&mut best) {
+            if all || only == "fresh" {
+                best_of(&mut b.fresh, n, || {
+                    black_box(rt.review(black_box(&text), "").expect("fresh"));
+                });
+            }
+            if all || only == "instantiate" {
+                best_of(&mut b.instantiate, n, || {
+                    black_box(rt.instance().expect("instance"));
+                });
+            }
+            if all {
+                let mut inst = rt.instance().expect("instance");
+                best_of(&mut b.reused, n, || {
+                    black_box(inst.review(black_box(&text), "").expect("reused"));
+                });
+            }
         }
     }
     println!("native                 {best_native:9.1} µs");
-    for ((name, _), (fresh, reused)) in runtimes.iter().zip(&best) {
+    for ((name, _), b) in runtimes.iter().zip(&best) {
         println!(
-            "{name}: fresh {fresh:9.1} µs ({:.2}× native), reused {reused:9.1} µs ({:.2}×)",
-            fresh / best_native,
-            reused / best_native
+            "{name}: fresh {:9.1} µs ({:.2}× native), reused {:9.1} µs ({:.2}×), \
+             instantiate + drop alone {:7.1} µs",
+            b.fresh,
+            b.fresh / best_native,
+            b.reused,
+            b.reused / best_native,
+            b.instantiate
         );
+    }
+}
+
+/// The best batch of each way of calling one component, µs per call.
+#[derive(Clone)]
+struct Best {
+    fresh: f64,
+    reused: f64,
+    instantiate: f64,
+}
+
+impl Default for Best {
+    fn default() -> Self {
+        Self {
+            fresh: f64::INFINITY,
+            reused: f64::INFINITY,
+            instantiate: f64::INFINITY,
+        }
     }
 }

@@ -395,6 +395,45 @@ async fn trap_timeout_and_oom_deny_and_the_server_keeps_serving() {
 }
 
 #[tokio::test]
+async fn no_request_sees_the_memory_an_earlier_request_wrote() {
+    // The misbehaving component counts its calls in a static of its data segment and marks 64 KiB
+    // of zeroed memory; a fresh instance per request (the pooling allocator restoring each reused
+    // slot) must show neither to the next request.
+    const CLEAN: &str = "earlier calls in this instance: 0, marked words: 0";
+    // Pooled as `podmut serve` runs it, with so few slots that every request reuses one.
+    let pooled = Runtime::load(
+        &ComponentSource::Bytes(Arc::new(podmut_misbehave::COMPONENT.to_vec())),
+        RuntimeOptions {
+            pooling: true,
+            max_instances: 2,
+            ..runtime_options()
+        },
+    )
+    .unwrap();
+    let w = webhook_with(pooled.clone());
+    for uid in ["uid-1", "uid-2", "uid-3", "uid-4"] {
+        let r = call(
+            &w,
+            post(marked_review(uid, "podmut-misbehave-remember").to_string()),
+        )
+        .await;
+        let v = r.json();
+        assert_eq!(v["response"]["allowed"], true, "{}", r.body);
+        assert_eq!(v["response"]["warnings"], json!([CLEAN]), "{uid}");
+    }
+    // One instance kept for two calls does remember: the check above can fail.
+    let text = marked_review("uid-5", "podmut-misbehave-remember").to_string();
+    let mut kept = pooled.instance().unwrap();
+    let first: Value = serde_json::from_str(&kept.review(&text, "").unwrap()).unwrap();
+    let second: Value = serde_json::from_str(&kept.review(&text, "").unwrap()).unwrap();
+    assert_eq!(first["response"]["warnings"], json!([CLEAN]));
+    assert_eq!(
+        second["response"]["warnings"],
+        json!(["earlier calls in this instance: 1, marked words: 16384"])
+    );
+}
+
+#[tokio::test]
 async fn overload_is_denied_with_429() {
     let w = Webhook::with_runtime(
         WebhookOptions {

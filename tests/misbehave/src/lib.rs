@@ -15,6 +15,7 @@
 //! | `podmut-misbehave-oom`      | allocates until memory runs out                     |
 //! | `podmut-misbehave-garbage`  | returns text that is not an AdmissionReview         |
 //! | `podmut-misbehave-wrong-uid`| returns a response for another request's uid        |
+//! | `podmut-misbehave-remember` | allows, with a warning telling what earlier calls left in this instance's memory |
 //! | anything else               | allows the request, echoing its uid                 |
 //!
 //! Every other function answers `not-implemented`.
@@ -40,8 +41,25 @@ mod guest {
 
     use bindings::exports::podmut::policy::{admission, inputs, node, policies, report, validate};
     use bindings::podmut::policy::types;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     struct Component;
+
+    /// Calls this instance has answered, plus one: initialised, so it lives in the data segment
+    /// (a reset must restore the image's bytes there, not zero them).
+    static CALLS: AtomicU32 = AtomicU32::new(1);
+    /// 64 KiB of zero-initialised memory (`.bss`): a reset must clear what a call wrote here.
+    static MARKS: [AtomicU32; 16 << 10] = [const { AtomicU32::new(0) }; 16 << 10];
+
+    /// What earlier calls left in this instance's memory; then leave traces for the next one.
+    fn remember() -> String {
+        let calls = CALLS.fetch_add(1, Ordering::Relaxed);
+        let marked = MARKS.iter().filter(|m| m.swap(1, Ordering::Relaxed) != 0).count();
+        format!(
+            "earlier calls in this instance: {}, marked words: {marked}",
+            calls - 1
+        )
+    }
 
     fn not_implemented<T>() -> Result<T, types::InputError> {
         Err(types::InputError::NotImplemented(
@@ -119,10 +137,14 @@ mod guest {
                     .unwrap_or_default()
                     .to_owned()
             };
+            let mut response = serde_json::json!({"uid": uid, "allowed": true});
+            if review.contains("podmut-misbehave-remember") {
+                response["warnings"] = serde_json::json!([remember()]);
+            }
             Ok(serde_json::json!({
                 "apiVersion": "admission.k8s.io/v1",
                 "kind": "AdmissionReview",
-                "response": {"uid": uid, "allowed": true},
+                "response": response,
             })
             .to_string())
         }
