@@ -667,6 +667,14 @@ pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.epoch_interruption(true);
+    // No `.eh_frame` for the guest's machine code. Only a native unwinder walking through guest
+    // frames would read it (wasmtime's own trap backtraces walk frame pointers; a host panic is
+    // caught before it reaches guest frames), and the static binary's LLVM libunwind registers it
+    // one function at a time and deregisters it with a linear scan per function: half of a whole
+    // `podmut check` was that scan when the component was dropped (BENCHMARKS.md, issue 16
+    // "Step 4d"). The setting is part of the engine's compatibility hash, so the cache key
+    // changes with it; wasmtime loads artefacts compiled either way.
+    config.native_unwind_info(false);
     if options.pooling {
         let n = options.max_instances.max(1);
         let mut pool = PoolingAllocationConfig::default();

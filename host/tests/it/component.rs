@@ -1,8 +1,11 @@
 //! The embedded component itself: what it imports and that its answers come through wasmtime.
 
-use podmut::types::{QosOptions, Subresource};
+use std::sync::Arc;
 
-use crate::support::embedded;
+use podmut::types::{QosOptions, Subresource};
+use podmut::{ComponentSource, Runtime};
+
+use crate::support::{embedded, pod, review, runtime_options};
 
 #[test]
 fn imports_only_cli_io_and_the_standard_library_needs() {
@@ -85,4 +88,30 @@ fn node_functions_name_what_is_missing_through_the_component() {
         assert!(!e.contains("not implemented"), "{name}: {e}");
         assert!(e.contains(needle), "{name}: error does not name `{needle}`: {e}");
     }
+}
+
+#[test]
+fn a_trap_names_the_guest_functions_it_went_through() {
+    // The engine emits no native unwind info for guest code (host/src/runtime.rs): wasmtime walks
+    // the guest's frames by frame pointer, so a trap still says where in the guest it happened.
+    let rt = Runtime::load(
+        &ComponentSource::Bytes(Arc::new(podmut_misbehave::COMPONENT.to_vec())),
+        runtime_options(),
+    )
+    .unwrap();
+    let p = pod("podmut-misbehave-panic", &[("app", "nginx")]);
+    let err = rt
+        .review(&review("uid-trap", "", &p, &p).to_string(), "")
+        .expect_err("the misbehaving component panics on this marker");
+    let message = err.to_string();
+    assert!(message.contains("the component trapped"), "{message}");
+    assert!(message.contains("deliberate panic"), "guest stderr: {message}");
+    let frames: Vec<&str> = message
+        .lines()
+        .filter(|l| l.contains("podmut_misbehave"))
+        .collect();
+    assert!(
+        frames.iter().any(|f| f.contains("review")),
+        "the backtrace names the guest's review function: {message}"
+    );
 }
