@@ -3,8 +3,13 @@
 //!
 //! The component is built by a nested `cargo build` into its own target directory beside the outer
 //! one (the outer build holds the lock on its own directory), the pattern wasmtime's
-//! `test-programs/artifacts/build.rs` uses. Set `PODMUT_GUEST_WASM=/path/podmut.wasm` to embed a
-//! prebuilt component instead.
+//! `test-programs/artifacts/build.rs` uses, then made into the shipped component by
+//! `podmut_splice::optimise_file`: the core module through binaryen's `wasm-opt` when it is
+//! installed (else as cargo built it), its function names split off into `podmut.wasm.names`,
+//! which the host embeds too and names guest functions in trap backtraces from. Set
+//! `PODMUT_GUEST_WASM=/path/podmut.wasm` to embed a prebuilt component instead (`cargo xtask`
+//! does, with the optimised file, and `PODMUT_GUEST_NAMES` for its names file); a prebuilt
+//! component that still has function names gets them split off here.
 
 #![expect(
     clippy::expect_used,
@@ -18,6 +23,8 @@ use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=PODMUT_GUEST_WASM");
+    println!("cargo:rerun-if-env-changed=PODMUT_GUEST_NAMES");
+    println!("cargo:rerun-if-env-changed=PODMUT_WASM_OPT");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let dest = out_dir.join("podmut.wasm");
     let manifest_dir =
@@ -32,7 +39,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", prebuilt.display());
         let bytes = std::fs::read(&prebuilt)
             .unwrap_or_else(|e| panic!("cannot read PODMUT_GUEST_WASM {}: {e}", prebuilt.display()));
-        write_if_changed(&dest, &bytes);
+        embed_prebuilt(&bytes, &dest);
     } else {
         build_guest(&workspace, &out_dir, &dest);
     }
@@ -91,12 +98,48 @@ fn build_guest(workspace: &Path, out_dir: &Path, dest: &Path) {
         status.success(),
         "building the podmut component failed (is the target installed? `rustup target add wasm32-wasip2`)"
     );
-    let built = target_dir
-        .join("wasm32-wasip2")
-        .join("guest")
-        .join("podmut_guest.wasm");
-    let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
-    write_if_changed(dest, &bytes);
+    let out = target_dir.join("wasm32-wasip2").join("guest");
+    let wasm_opt = podmut_splice::wasm_opt();
+    let shipped = podmut_splice::optimise_file(
+        &out.join("podmut_guest.wasm"),
+        &out,
+        "podmut",
+        wasm_opt.as_deref(),
+    )
+    .unwrap_or_else(|e| panic!("making the shipped component: {e}"));
+    if shipped.wasm_opt.is_none() {
+        println!(
+            "cargo:warning=podmut: wasm-opt (binaryen) not found: the component is embedded as cargo built it, \
+             not optimised (function names split off as in a release; `apt-get install binaryen` or PODMUT_WASM_OPT)"
+        );
+    }
+    let read =
+        |path: &Path| std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    write_if_changed(dest, &read(&shipped.component));
+    write_if_changed(&names_path(dest), &read(&shipped.names));
+}
+
+/// Where the names file of the component at `dest` is written (`podmut.wasm.names`).
+fn names_path(dest: &Path) -> PathBuf {
+    let mut name = dest.as_os_str().to_owned();
+    name.push(".names");
+    PathBuf::from(name)
+}
+
+/// Embed a prebuilt component: its function names split off if it still has them, else the names
+/// file `PODMUT_GUEST_NAMES` (which must name this component), else none (traps then show
+/// function indexes).
+fn embed_prebuilt(bytes: &[u8], dest: &Path) {
+    let names_file = env::var_os("PODMUT_GUEST_NAMES").map(PathBuf::from);
+    let text = names_file.as_ref().map(|file| {
+        println!("cargo:rerun-if-changed={}", file.display());
+        std::fs::read_to_string(file)
+            .unwrap_or_else(|e| panic!("cannot read PODMUT_GUEST_NAMES {}: {e}", file.display()))
+    });
+    let (component, names) = podmut_splice::prebuilt(bytes, text.as_deref())
+        .unwrap_or_else(|e| panic!("PODMUT_GUEST_WASM / PODMUT_GUEST_NAMES: {e}"));
+    write_if_changed(dest, &component);
+    write_if_changed(&names_path(dest), names.to_text().as_bytes());
 }
 
 /// The facts `podmut version` reports, as `rustc-env` variables for `src/version.rs`:
@@ -218,11 +261,29 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
     let mut code = String::from(
         "/// Playground files: (path under web/, bytes).\npub(crate) static WEB_ASSETS: &[(&str, &[u8])] = &[\n",
     );
+    // jco writes each core module of the component as its own file (`podmut.core*.wasm`): those
+    // are ranges of the embedded component, served from it (one copy of the bytes in the binary).
+    let modules = podmut_splice::core_modules(&component).unwrap_or_default();
     for (name, path) in &files {
         // web/pkg/podmut.wasm has exactly the component's bytes (checked above): one copy of
         // them in the binary, not two.
+        let in_component = name
+            .ends_with(".wasm")
+            .then(|| std::fs::read(path).ok())
+            .flatten()
+            .and_then(|bytes| {
+                modules
+                    .iter()
+                    .find(|r| component.get((*r).clone()) == Some(&bytes[..]))
+            });
         let bytes = if name == "pkg/podmut.wasm" {
             "crate::runtime::EMBEDDED_COMPONENT".to_owned()
+        } else if let Some(range) = in_component {
+            format!(
+                "crate::runtime::embedded_component_range({}, {})",
+                range.start,
+                range.len()
+            )
         } else {
             format!("include_bytes!({:?})", path.display().to_string())
         };

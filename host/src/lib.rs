@@ -11,6 +11,7 @@ pub mod output;
 pub mod playground;
 pub mod precompiled;
 pub mod runtime;
+mod trap;
 pub mod units;
 pub mod version;
 pub mod webhook;

@@ -27,11 +27,29 @@ use crate::bindings::exports::podmut::policy::{admission, inputs, node, policies
 use crate::bindings::podmut::policy::types;
 use crate::bindings::{Policy, PolicyPre};
 use crate::error::{CallError, HostError};
+use crate::trap::NamesFile;
 
-/// The component built from this workspace and embedded in the binary. A `static`, not a `const`:
-/// a constant's bytes are copied into every codegen unit that uses it (4.7 MB each time), a
-/// static's bytes are in the binary once.
-pub static EMBEDDED_COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm"));
+/// The component's bytes, as a static array: a reference to it anywhere (`EMBEDDED_COMPONENT`,
+/// the playground's `pkg/podmut.wasm` and `pkg/podmut.core.wasm`) is the address of this one
+/// symbol. (A `static X: &[u8] = include_bytes!(..)` points to an anonymous allocation instead,
+/// which every static that reads `X` at compile time — the playground's file table — got its own
+/// copy of: the component was twice in the binary.)
+static COMPONENT_BYTES: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm")).len()] =
+    *include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wasm"));
+
+/// The component built from this workspace and embedded in the binary (once: see
+/// `COMPONENT_BYTES`).
+pub static EMBEDDED_COMPONENT: &[u8] = &COMPONENT_BYTES;
+
+/// `len` bytes of [`EMBEDDED_COMPONENT`] from `start`: the playground serves the core modules jco
+/// writes as files (`pkg/podmut.core.wasm`) from the component's own bytes (host/build.rs).
+pub(crate) const fn embedded_component_range(start: usize, len: usize) -> &'static [u8] {
+    EMBEDDED_COMPONENT.split_at(start).1.split_at(len).0
+}
+
+/// The function names split off the embedded component's core module (`podmut component --names`
+/// writes them; [`crate::trap`] names guest functions in trap backtraces from them).
+pub static EMBEDDED_NAMES: &str = include_str!(concat!(env!("OUT_DIR"), "/podmut.wasm.names"));
 
 /// How often the epoch advances; deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -44,7 +62,8 @@ const STDERR_CAPTURE: usize = 16 * 1024;
 pub enum ComponentSource {
     /// The component embedded at build time ([`EMBEDDED_COMPONENT`]).
     Embedded,
-    /// A `.wasm` component file (`--policy FILE.wasm`).
+    /// A `.wasm` component file (`--policy FILE.wasm`); `FILE.wasm.names` beside it, when
+    /// present, names its functions in trap backtraces.
     File(PathBuf),
     /// Component bytes already in memory.
     Bytes(Arc<Vec<u8>>),
@@ -218,6 +237,7 @@ struct Inner {
     options: RuntimeOptions,
     digest: String,
     size: usize,
+    names: NamesFile,
     ticker_alive: Arc<AtomicBool>,
 }
 
@@ -297,8 +317,36 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// Load, compile (or fetch from the cache) and link a component.
+    /// Load, compile (or fetch from the cache) and link a component. Its function names for trap
+    /// backtraces: [`EMBEDDED_NAMES`] for the embedded one, `FILE.wasm.names` for a file.
     pub fn load(source: &ComponentSource, options: RuntimeOptions) -> Result<Self, HostError> {
+        let names = match source {
+            ComponentSource::Embedded => NamesFile::new(EMBEDDED_NAMES),
+            ComponentSource::File(path) => {
+                let mut beside = path.as_os_str().to_owned();
+                beside.push(".names");
+                NamesFile::new(std::fs::read_to_string(beside).unwrap_or_default())
+            }
+            ComponentSource::Bytes(_) => NamesFile::default(),
+        };
+        Self::load_named(source, names, options)
+    }
+
+    /// [`Runtime::load`] with the component's names file (`podmut.wasm.names`, as text): used for
+    /// trap backtraces when it names this component.
+    pub fn load_with_names(
+        source: &ComponentSource,
+        names: String,
+        options: RuntimeOptions,
+    ) -> Result<Self, HostError> {
+        Self::load_named(source, NamesFile::new(names), options)
+    }
+
+    fn load_named(
+        source: &ComponentSource,
+        names: NamesFile,
+        options: RuntimeOptions,
+    ) -> Result<Self, HostError> {
         let bytes: std::borrow::Cow<'_, [u8]> = match source {
             ComponentSource::Embedded => EMBEDDED_COMPONENT.into(),
             ComponentSource::File(path) => std::fs::read(path)
@@ -338,6 +386,7 @@ impl Runtime {
                 options,
                 digest,
                 size: bytes.len(),
+                names,
                 ticker_alive,
             }),
         })
@@ -387,29 +436,27 @@ impl Runtime {
         &self,
         f: impl FnOnce(&E, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
-        let opts = &self.inner.options;
+        let inner = &*self.inner;
         let (mut store, stderr) = self.new_store();
-        let export = self
-            .inner
+        let export = inner
             .pre
             .instance_pre()
             .instantiate(&mut store)
-            .and_then(|instance| E::load(&self.inner.exports, &mut store, &instance))
-            .map_err(|e| classify(&e, &store, &stderr, opts))?;
-        f(&export, &mut store).map_err(|e| classify(&e, &store, &stderr, opts))
+            .and_then(|instance| E::load(&inner.exports, &mut store, &instance))
+            .map_err(|e| classify(&e, &store, &stderr, inner))?;
+        f(&export, &mut store).map_err(|e| classify(&e, &store, &stderr, inner))
     }
 
     /// One instance kept for several calls ([`Instance`]): no per-call instantiation, but state
     /// (linear memory, a trap) carries over between calls. The webhook and the CLI use a fresh
     /// instance per call; this is for benchmarks and trusted batch use.
     pub fn instance(&self) -> Result<Instance, HostError> {
-        let opts = &self.inner.options;
+        let inner = &*self.inner;
         let (mut store, stderr) = self.new_store();
-        let policy = self
-            .inner
+        let policy = inner
             .pre
             .instantiate(&mut store)
-            .map_err(|e| classify(&e, &store, &stderr, opts))?;
+            .map_err(|e| classify(&e, &store, &stderr, inner))?;
         Ok(Instance {
             runtime: self.clone(),
             store,
@@ -594,9 +641,10 @@ impl Instance {
         &mut self,
         f: impl FnOnce(&E, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
-        let opts = &self.runtime.inner.options;
-        self.store.set_epoch_deadline(deadline_ticks(opts.deadline));
-        f(E::of(&self.policy), &mut self.store).map_err(|e| classify(&e, &self.store, &self.stderr, opts))
+        let inner = &*self.runtime.inner;
+        self.store
+            .set_epoch_deadline(deadline_ticks(inner.options.deadline));
+        f(E::of(&self.policy), &mut self.store).map_err(|e| classify(&e, &self.store, &self.stderr, inner))
     }
 
     /// `validate.check` on this instance.
@@ -624,13 +672,15 @@ fn deadline_ticks(deadline: Duration) -> u64 {
     u64::try_from(ticks).unwrap_or(u64::MAX)
 }
 
-/// Tell a timeout or memory exhaustion from any other trap.
+/// Tell a timeout or memory exhaustion from any other trap (described with the guest's function
+/// names, [`crate::trap`]).
 fn classify(
     err: &wasmtime::Error,
     store: &Store<HostState>,
     stderr: &MemoryOutputPipe,
-    opts: &RuntimeOptions,
+    inner: &Inner,
 ) -> HostError {
+    let opts = &inner.options;
     if err.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
         return HostError::Timeout(opts.deadline);
     }
@@ -641,7 +691,7 @@ fn classify(
     }
     let captured = String::from_utf8_lossy(&stderr.contents()).trim().to_owned();
     HostError::Trap {
-        message: format!("{err:#}"),
+        message: crate::trap::describe(err, &inner.names, &inner.digest),
         stderr: captured,
     }
 }

@@ -3,7 +3,9 @@
 //! `--out`:
 //!
 //! - `podmut` (the binary), `podmut.wasm` (`podmut component` — the embedded component's exact
-//!   bytes), `podmut-kubewarden.wasm` (annotated) and `artifacthub-pkg.yml`;
+//!   bytes), `podmut.wasm.names` (`podmut component --names`: the function names split off its
+//!   core module, for reading a trap's backtrace from another host), `podmut-kubewarden.wasm`
+//!   (annotated) and `artifacthub-pkg.yml`;
 //! - `image/`: the container image as an OCI image layout;
 //! - `oci/component/`, `oci/kubewarden/`: the two wasm artefacts as OCI layouts;
 //! - `podmut-<version>-x86_64-unknown-linux-musl.tar.gz` (`podmut`, `kubectl-podmut`, LICENSE,
@@ -103,6 +105,13 @@ fn main() -> Result<()> {
         bail!("`podmut component` does not hash to `podmut version`'s componentSha256");
     }
     write_file(&out.join("podmut.wasm"), &component, 0o644)?;
+    let names = podmut_stdout(&args.podmut, &["component", "--names", "--output", "-"])?;
+    let named = podmut_splice::GuestNames::parse(&String::from_utf8_lossy(&names))
+        .context("`podmut component --names`")?;
+    if named.component != Some(podmut_splice::digest(&component)) || named.is_empty() {
+        bail!("`podmut component --names` does not name the functions of `podmut component`'s component");
+    }
+    write_file(&out.join("podmut.wasm.names"), &names, 0o644)?;
     wasm::component(&release, &component, &out.join("oci").join("component"))?;
 
     // The Kubewarden policy.
@@ -144,6 +153,7 @@ fn main() -> Result<()> {
     for name in [
         "podmut",
         "podmut.wasm",
+        "podmut.wasm.names",
         "podmut-kubewarden.wasm",
         "artifacthub-pkg.yml",
         archive_name.as_str(),

@@ -20,12 +20,22 @@ fn main() {
     let dest = out_dir.join("podmut_misbehave.wasm");
     // `cargo xtask` builds the component once for every consumer and passes it in.
     println!("cargo:rerun-if-env-changed=PODMUT_MISBEHAVE_WASM");
+    println!("cargo:rerun-if-env-changed=PODMUT_MISBEHAVE_NAMES");
+    println!("cargo:rerun-if-env-changed=PODMUT_WASM_OPT");
     if let Some(prebuilt) = env::var_os("PODMUT_MISBEHAVE_WASM") {
         let prebuilt = PathBuf::from(prebuilt);
         println!("cargo:rerun-if-changed={}", prebuilt.display());
         let bytes = std::fs::read(&prebuilt)
             .unwrap_or_else(|e| panic!("cannot read PODMUT_MISBEHAVE_WASM {}: {e}", prebuilt.display()));
-        write_if_changed(&dest, &bytes);
+        let names = env::var_os("PODMUT_MISBEHAVE_NAMES").map(|file| {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(&file).display());
+            std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("cannot read PODMUT_MISBEHAVE_NAMES {}: {e}", file.display()))
+        });
+        let (component, names) = podmut_splice::prebuilt(&bytes, names.as_deref())
+            .unwrap_or_else(|e| panic!("PODMUT_MISBEHAVE_WASM / PODMUT_MISBEHAVE_NAMES: {e}"));
+        write_if_changed(&dest, &component);
+        write_if_changed(&names_of(&dest), names.to_text().as_bytes());
         return;
     }
     let manifest_dir =
@@ -84,12 +94,29 @@ fn main() {
         .status()
         .expect("cannot run cargo for the misbehaving component");
     assert!(status.success(), "building the misbehaving test component failed");
-    let built = target_dir
-        .join("wasm32-wasip2")
-        .join("guest")
-        .join("podmut_misbehave.wasm");
-    let bytes = std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
-    write_if_changed(&dest, &bytes);
+    // Through the same step as the real component (wasm-opt when installed, names split off), so
+    // the host's trap tests see what a release does.
+    let out = target_dir.join("wasm32-wasip2").join("guest");
+    let wasm_opt = podmut_splice::wasm_opt();
+    let shipped = podmut_splice::optimise_file(
+        &out.join("podmut_misbehave.wasm"),
+        &out,
+        "podmut-misbehave",
+        wasm_opt.as_deref(),
+    )
+    .unwrap_or_else(|e| panic!("making the misbehaving component: {e}"));
+    let read = |path: &std::path::Path| {
+        std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+    };
+    write_if_changed(&dest, &read(&shipped.component));
+    write_if_changed(&names_of(&dest), &read(&shipped.names));
+}
+
+/// The names file beside a component (`X.wasm.names`).
+fn names_of(dest: &std::path::Path) -> PathBuf {
+    let mut name = dest.as_os_str().to_owned();
+    name.push(".names");
+    PathBuf::from(name)
 }
 
 fn write_if_changed(dest: &std::path::Path, bytes: &[u8]) {

@@ -1,4 +1,5 @@
-//! `cargo xtask demo`: the README's main command. Builds the CLI, checks every example Pod change
+//! `cargo xtask demo`: the README's main command. Builds the CLI (the component made as a release
+//! makes it, `pipeline::ship`), checks every example Pod change
 //! in `policies/examples/<name>/` (`old.yaml`, `new.yaml`, optional `subresource`), printing each
 //! verdict; then starts the webhook (`podmut serve --self-signed`) on the embedded component and
 //! sends it the same changes as AdmissionReviews over HTTPS with `podmut review --server` — the
@@ -25,13 +26,17 @@ pub(crate) fn build_cli() -> Result<PathBuf> {
             "podmut-guest",
         ]);
         run(guest)?;
-        let component = target_dir()
+        let built = target_dir()
             .join("wasm32-wasip2")
             .join("guest")
             .join("podmut_guest.wasm");
+        // The bytes a release ships (wasm-opt when installed; a fresh machine without binaryen
+        // gets the component as cargo built it, names split off, and a note).
+        let shipped = crate::pipeline::ship(&built, "podmut", false)?;
         let mut host = cargo();
         host.args(["build", "--release", "--package", "podmut", "--bin", "podmut"])
-            .env("PODMUT_GUEST_WASM", component);
+            .env("PODMUT_GUEST_WASM", &shipped.component)
+            .env("PODMUT_GUEST_NAMES", &shipped.names);
         run(host)?;
         Ok(target_dir().join("release").join("podmut"))
     })

@@ -19,7 +19,7 @@ pub(crate) fn dist(args: &[String]) -> Result {
             .join(out)
     };
     setup::targets()?;
-    let build = Build::new(false)?;
+    let build = Build::new(false)?.requiring_wasm_opt();
     let components = build.components()?;
     let host = build.host(&components, true)?;
     package(&host, &out)

@@ -15,8 +15,9 @@
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
 //! - `bless`        rewrite conformance expectations from the native results
 //!
-//! Only std: the task runner must build in seconds on a fresh machine (the release packaging,
-//! which needs OCI, tar and gzip libraries, is the `podmut-release` crate, built with the rest).
+//! Only std and `podmut-splice` (wasmparser + wasm-encoder, for the component's wasm-opt step):
+//! the task runner must build in seconds on a fresh machine (the release packaging, which needs
+//! OCI, tar and gzip libraries, is the `podmut-release` crate, built with the rest).
 
 mod cmd;
 mod demo;
@@ -99,7 +100,7 @@ fn ci(extra: &[String]) -> Result {
     step("setup: Rust targets", setup::targets)?;
     let wasmtime = step("setup: the wasmtime 48 CLI", setup::wasmtime_cli)?;
     step("rustfmt", lint::fmt_check)?;
-    let build = Build::new(true)?;
+    let build = Build::new(true)?.requiring_wasm_opt();
     let components = build.components()?;
     let host = build.host(&components, true)?;
     let dist: PathBuf = target_dir().join("dist");

@@ -3,7 +3,10 @@
 //!
 //! 1. The components: `podmut-guest` (the product) and `podmut-misbehave` (a test component) for
 //!    wasm32-wasip2 with the size-first `guest` profile, `podmut-kubewarden` for
-//!    wasm32-unknown-unknown, release.
+//!    wasm32-unknown-unknown, release. Then the two components are made into what ships
+//!    (`podmut_splice::optimise_file`): the core module through binaryen's `wasm-opt`, its
+//!    function names split off into `podmut.wasm.names`. From here on every consumer — the host
+//!    (`podmut component`, its digest, the precompiled code), `web/pkg`, dist — gets those bytes.
 //! 2. The playground: `web/pkg` transpiled from exactly that component, so the host embeds it.
 //! 3. The host and every test, benchmark and tool in ONE cargo invocation, release profile,
 //!    static target (`x86_64-unknown-linux-musl`), with the components passed in
@@ -30,8 +33,12 @@ use crate::web;
 pub(crate) struct Components {
     /// The podmut component (`podmut component` writes exactly these bytes).
     pub(crate) guest: PathBuf,
-    /// The misbehaving test component (tests/misbehave; never shipped).
+    /// Its names file (`podmut component --names`).
+    pub(crate) guest_names: PathBuf,
+    /// The misbehaving test component (tests/misbehave; never shipped), made the same way.
     pub(crate) misbehave: PathBuf,
+    /// Its names file.
+    pub(crate) misbehave_names: PathBuf,
     /// The Kubewarden waPC module (not yet annotated).
     pub(crate) kubewarden: PathBuf,
 }
@@ -41,6 +48,8 @@ pub(crate) struct Components {
 pub(crate) struct Build {
     /// `RUSTC_WORKSPACE_WRAPPER` + `CLIPPY_ARGS`, when linting.
     wrapper: Option<(PathBuf, String)>,
+    /// Fail when wasm-opt is missing (a release), instead of shipping the component unoptimised.
+    require_wasm_opt: bool,
 }
 
 /// The built host.
@@ -69,7 +78,16 @@ impl Build {
         } else {
             None
         };
-        Ok(Self { wrapper })
+        Ok(Self {
+            wrapper,
+            require_wasm_opt: false,
+        })
+    }
+
+    /// A build whose components must be optimised (`ci`, `dist`): no wasm-opt is an error.
+    pub(crate) fn requiring_wasm_opt(mut self) -> Self {
+        self.require_wasm_opt = true;
+        self
     }
 
     /// `cargo` with the lint wrapper when linting.
@@ -83,40 +101,55 @@ impl Build {
 
     /// Step 1: the three components, release, each built once.
     pub(crate) fn components(&self) -> Result<Components> {
-        step("components (wasm32-wasip2, wasm32-unknown-unknown)", || {
-            let mut wasi = self.cargo();
-            wasi.args([
-                "build",
-                "--profile",
-                "guest",
-                "--target",
-                "wasm32-wasip2",
-                "--package",
-                "podmut-guest",
-                "--package",
-                "podmut-misbehave",
-            ]);
-            run(wasi)?;
-            let mut kubewarden = self.cargo();
-            kubewarden.args([
-                "build",
-                "--release",
-                "--target",
-                "wasm32-unknown-unknown",
-                "--package",
-                "podmut-kubewarden",
-            ]);
-            run(kubewarden)?;
-            let wasi_out = target_dir().join("wasm32-wasip2").join("guest");
-            Ok(Components {
-                guest: wasi_out.join("podmut_guest.wasm"),
-                misbehave: wasi_out.join("podmut_misbehave.wasm"),
-                kubewarden: target_dir()
-                    .join("wasm32-unknown-unknown")
-                    .join("release")
-                    .join("podmut_kubewarden.wasm"),
-            })
-        })
+        step(
+            "components (wasm32-wasip2, wasm32-unknown-unknown; wasm-opt)",
+            || {
+                let mut wasi = self.cargo();
+                wasi.args([
+                    "build",
+                    "--profile",
+                    "guest",
+                    "--target",
+                    "wasm32-wasip2",
+                    "--package",
+                    "podmut-guest",
+                    "--package",
+                    "podmut-misbehave",
+                ]);
+                run(wasi)?;
+                let mut kubewarden = self.cargo();
+                kubewarden.args([
+                    "build",
+                    "--release",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--package",
+                    "podmut-kubewarden",
+                ]);
+                run(kubewarden)?;
+                let wasi_out = target_dir().join("wasm32-wasip2").join("guest");
+                let guest = ship(
+                    &wasi_out.join("podmut_guest.wasm"),
+                    "podmut",
+                    self.require_wasm_opt,
+                )?;
+                let misbehave = ship(
+                    &wasi_out.join("podmut_misbehave.wasm"),
+                    "podmut-misbehave",
+                    self.require_wasm_opt,
+                )?;
+                Ok(Components {
+                    guest: guest.component,
+                    guest_names: guest.names,
+                    misbehave: misbehave.component,
+                    misbehave_names: misbehave.names,
+                    kubewarden: target_dir()
+                        .join("wasm32-unknown-unknown")
+                        .join("release")
+                        .join("podmut_kubewarden.wasm"),
+                })
+            },
+        )
     }
 
     /// Steps 2–4: the playground, then the host with every test target, precompiled.
@@ -132,7 +165,12 @@ impl Build {
             web,
             env: vec![
                 ("PODMUT_GUEST_WASM", components.guest.clone().into()),
+                ("PODMUT_GUEST_NAMES", components.guest_names.clone().into()),
                 ("PODMUT_MISBEHAVE_WASM", components.misbehave.clone().into()),
+                (
+                    "PODMUT_MISBEHAVE_NAMES",
+                    components.misbehave_names.clone().into(),
+                ),
                 ("PODMUT_KUBEWARDEN_WASM", components.kubewarden.clone().into()),
             ],
             build: self.clone(),
@@ -180,6 +218,37 @@ impl Host {
         }
         c
     }
+}
+
+/// Step 1b: the component as shipped, from cargo's `built` (see the module docs): `<stem>.wasm`
+/// and `<stem>.wasm.names` beside it. Without wasm-opt: an error when `require_wasm_opt`, else
+/// the component as cargo built it with the names split off (said loudly).
+pub(crate) fn ship(built: &Path, stem: &str, require_wasm_opt: bool) -> Result<podmut_splice::Optimised> {
+    let wasm_opt = podmut_splice::wasm_opt();
+    if wasm_opt.is_none() {
+        if require_wasm_opt {
+            return Err("wasm-opt (binaryen) is required for a release build: apt-get install -y binaryen (or PODMUT_WASM_OPT=/path/to/wasm-opt)".into());
+        }
+        eprintln!(
+            "\n!!! xtask: wasm-opt not found: {stem}.wasm is NOT optimised (names split off only) !!!\n"
+        );
+    }
+    let out = built.parent().unwrap_or_else(|| Path::new("."));
+    let shipped = podmut_splice::optimise_file(built, out, stem, wasm_opt.as_deref())
+        .map_err(|e| format!("{}: {e}", built.display()))?;
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    eprintln!(
+        "xtask: {} ({} B) -> {} ({} B; {})",
+        built.display(),
+        size(built),
+        shipped.component.display(),
+        size(&shipped.component),
+        shipped.wasm_opt.as_deref().map_or_else(
+            || "not optimised".to_owned(),
+            |v| format!("{v} {}", podmut_splice::WASM_OPT_FLAGS.join(" "))
+        )
+    );
+    Ok(shipped)
 }
 
 /// `clippy-driver` of the active toolchain (beside its rustc).

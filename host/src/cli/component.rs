@@ -1,11 +1,13 @@
-//! `podmut component`: write the embedded component.
+//! `podmut component`: write the embedded component, or (`--names`) the function names split off
+//! its core module, for symbolizing a trap another host (the wasmtime CLI, Kubewarden) reports as
+//! `podmut_guest.wasm!<wasm function N>`.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use super::Failure;
-use crate::runtime::EMBEDDED_COMPONENT;
+use crate::runtime::{EMBEDDED_COMPONENT, EMBEDDED_NAMES};
 
 /// Arguments of `podmut component`.
 #[derive(Debug, Args)]
@@ -13,23 +15,28 @@ pub(crate) struct ComponentArgs {
     /// Where to write the component (`-` for stdout).
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Write the names file instead (`podmut.wasm.names`: one `INDEX<TAB>NAME` line per function
+    /// of the component's core module; a backtrace frame `<wasm function N>` is line `N`).
+    #[arg(long)]
+    names: bool,
 }
 
 pub(crate) fn run(a: &ComponentArgs) -> Result<u8, Failure> {
+    let (what, bytes) = if a.names {
+        ("the names file", EMBEDDED_NAMES.as_bytes())
+    } else {
+        ("the component", EMBEDDED_COMPONENT)
+    };
     if a.output.as_os_str() == "-" {
         use std::io::Write as _;
         std::io::stdout()
-            .write_all(EMBEDDED_COMPONENT)
-            .map_err(|e| Failure::input(format!("cannot write the component to stdout: {e}")))?;
+            .write_all(bytes)
+            .map_err(|e| Failure::input(format!("cannot write {what} to stdout: {e}")))?;
         return Ok(0);
     }
-    std::fs::write(&a.output, EMBEDDED_COMPONENT)
+    std::fs::write(&a.output, bytes)
         .map_err(|e| Failure::input(format!("cannot write {}: {e}", a.output.display())))?;
-    eprintln!(
-        "wrote {} ({} bytes)",
-        a.output.display(),
-        EMBEDDED_COMPONENT.len()
-    );
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
     Ok(0)
 }
 

@@ -139,6 +139,34 @@ fn version_names_the_shipped_component() {
     }
 }
 
+/// podmut.wasm ships without function names; podmut.wasm.names beside it (what
+/// `podmut component --names` writes) names them, for this very component.
+#[test]
+fn the_names_file_names_the_shipped_component() {
+    let Some(d) = dist() else { return };
+    let shipped = std::fs::read(d.join("podmut.wasm")).unwrap();
+    let (_, left) = podmut_splice::split_names(podmut_splice::core_module(&shipped).unwrap()).unwrap();
+    assert!(left.is_empty(), "podmut.wasm still has function names");
+    assert_eq!(
+        left.module.as_deref(),
+        Some("podmut_guest.wasm"),
+        "the module keeps its own name"
+    );
+    let text = std::fs::read_to_string(d.join("podmut.wasm.names")).unwrap();
+    let written = run(Command::new(d.join("podmut")).args(["component", "--names", "--output", "-"])).stdout;
+    assert!(
+        text.as_bytes() == written,
+        "podmut.wasm.names is what `podmut component --names` writes"
+    );
+    let names = podmut_splice::GuestNames::parse(&text).unwrap();
+    assert_eq!(names.component, Some(format!("sha256:{}", sha256_hex(&shipped))));
+    assert_eq!(names.module.as_deref(), Some("podmut_guest.wasm"));
+    assert!(
+        names.functions.values().any(|n| n.starts_with("podmut_core::")),
+        "the rules' functions are named"
+    );
+}
+
 /// The first run on an empty cache takes the precompiled path: no fallback note, and nothing is
 /// compiled into the cache (the compile path would leave a `.cwasm` there). The time it takes is
 /// a benchmark (BENCHMARKS.md, "Cold start"), not asserted here.
@@ -375,6 +403,7 @@ fn sha256sums_verify() {
     for file in [
         "podmut".to_owned(),
         "podmut.wasm".to_owned(),
+        "podmut.wasm.names".to_owned(),
         "podmut-kubewarden.wasm".to_owned(),
         "artifacthub-pkg.yml".to_owned(),
         "krew/podmut.yaml".to_owned(),

@@ -20,6 +20,7 @@ mod inputs;
 mod node_cli;
 mod rules;
 mod serve;
+mod traps;
 mod vap;
 mod version;
 mod webhook;

@@ -24,6 +24,11 @@
 /// The misbehaving component (`wasm32-wasip2`), built by `build.rs`.
 pub const COMPONENT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/podmut_misbehave.wasm"));
 
+#[cfg(not(target_arch = "wasm32"))]
+/// The function names split off [`COMPONENT`]'s core module (its `podmut.wasm.names` file): the
+/// component itself has none, as the shipped podmut component.
+pub const NAMES: &str = include_str!(concat!(env!("OUT_DIR"), "/podmut_misbehave.wasm.names"));
+
 #[cfg(target_arch = "wasm32")]
 #[expect(
     unsafe_code,
