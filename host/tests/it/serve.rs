@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{client_config, expect_bad_input, https, pod, podmut, review, stderr};
+use crate::support::{expect_bad_input, pod, podmut, post_validate_blocking, review, stderr};
 
 #[test]
 fn serve_needs_a_certificate() {
@@ -78,19 +78,7 @@ fn serve_answers_over_https_and_drains_on_sigterm() {
         &pod("web", &[("a", "x")]),
         &pod("web", &[("a", "x"), ("b", "y")]),
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let x = rt
-        .block_on(https(
-            addr.parse().unwrap(),
-            client_config(&[&ca_pem], b"http/1.1", None),
-            "POST",
-            "/validate",
-            &review.to_string(),
-        ))
-        .unwrap();
+    let x = post_validate_blocking(&addr, &ca_pem, &review.to_string());
     let (status, v) = (x.status.as_u16(), x.body);
     assert_eq!(status, 200);
     assert_eq!(v["response"]["uid"], "uid-process");

@@ -257,6 +257,23 @@ pub(crate) struct Exchange {
     pub(crate) server_cert: CertificateDer<'static>,
 }
 
+/// `POST /validate` of `body` over HTTPS/1.1 to a `podmut serve` process at `addr` whose CA is
+/// `ca_pem`, from a test that is not async.
+pub(crate) fn post_validate_blocking(addr: &str, ca_pem: &str, body: &str) -> Exchange {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(https(
+            addr.parse().unwrap(),
+            client_config(&[ca_pem], b"http/1.1", None),
+            "POST",
+            "/validate",
+            body,
+        ))
+        .unwrap()
+}
+
 /// One HTTPS request on a fresh connection to `addr` (server name `localhost`), over HTTP/2 when
 /// the server accepts `h2` by ALPN, else HTTP/1.1. `Err` for a failed connection or handshake.
 pub(crate) async fn https(

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use podmut::{CallError, ComponentSource, HostError, Runtime, RuntimeOptions};
 use serde_json::Value;
 
-use crate::support::{client_config, https, pod, podmut, review, runtime_options, tempdir};
+use crate::support::{pod, podmut, post_validate_blocking, review, runtime_options, tempdir};
 
 /// Where the misbehaving component panics: a Rust function of the guest, in its name from the
 /// names file (demangled). (Its `admission.review` export, into which wasm-opt inlines the
@@ -131,19 +131,7 @@ fn trap_log_of_serve(wasm: &Path, dir: &Path) -> String {
     }
     let addr = addr.expect("the log names the address");
     let ca_pem = std::fs::read_to_string(&ca).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let reply = rt
-        .block_on(https(
-            addr.parse().unwrap(),
-            client_config(&[&ca_pem], b"http/1.1", None),
-            "POST",
-            "/validate",
-            &panicking_review(),
-        ))
-        .unwrap();
+    let reply = post_validate_blocking(&addr, &ca_pem, &panicking_review());
     assert_eq!(reply.body["response"]["allowed"], false, "fails closed");
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
