@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{expect_bad_input, pod, podmut, post_validate_blocking, review, stderr};
+use crate::support::{
+    Served, expect_bad_input, pod, podmut, post_validate_blocking, review, serve_json, stderr,
+};
 
 #[test]
 fn serve_needs_a_certificate() {
@@ -34,44 +36,12 @@ fn serve_needs_a_certificate() {
 fn serve_answers_over_https_and_drains_on_sigterm() {
     let dir = crate::support::tempdir();
     let ca = dir.path().join("ca.pem");
-    let mut child = podmut()
-        .args([
-            "serve",
-            "--self-signed",
-            "--addr",
-            "127.0.0.1:0",
-            "--log-format",
-            "json",
-            "--workers",
-            "1",
-        ])
-        .arg("--ca-out")
-        .arg(&ca)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    // JSON log lines: find the address, then readiness.
-    let mut addr = None;
-    let started = Instant::now();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        let v: Value =
-            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
-        assert!(v["level"].is_string() && v["timestamp"].is_string(), "{line}");
-        if v["message"] == "listening (HTTPS)" {
-            addr = Some(v["addr"].as_str().unwrap().to_owned());
-        }
-        if v["message"] == "policy component ready" {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "serve did not become ready"
-        );
-    }
-    let addr = addr.expect("the log names the address");
-    let ca_pem = std::fs::read_to_string(&ca).unwrap();
+    let Served {
+        mut child,
+        lines,
+        addr,
+        ca_pem,
+    } = serve_json(&ca, &[]);
     let review = review(
         "uid-process",
         "",

@@ -257,6 +257,61 @@ pub(crate) struct Exchange {
     pub(crate) server_cert: CertificateDer<'static>,
 }
 
+/// A `podmut serve` process started by [`serve_json`], ready.
+pub(crate) struct Served {
+    /// The process.
+    pub(crate) child: std::process::Child,
+    /// Its log lines after "policy component ready".
+    pub(crate) lines: std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+    /// The HTTPS address it listens on.
+    pub(crate) addr: String,
+    /// Its self-signed CA, PEM.
+    pub(crate) ca_pem: String,
+}
+
+/// Start `podmut serve --self-signed --addr 127.0.0.1:0 --log-format json --workers 1
+/// --ca-out CA` with `extra` arguments and wait until it is ready; every log line until then must
+/// be JSON with a level and a timestamp.
+pub(crate) fn serve_json(ca: &Path, extra: &[&std::ffi::OsStr]) -> Served {
+    use std::io::BufRead as _;
+    let mut child = podmut()
+        .args(["serve", "--self-signed", "--addr", "127.0.0.1:0"])
+        .args(["--log-format", "json", "--workers", "1"])
+        .args(extra)
+        .arg("--ca-out")
+        .arg(ca)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut addr = None;
+    let started = std::time::Instant::now();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
+        assert!(v["level"].is_string() && v["timestamp"].is_string(), "{line}");
+        if v["message"] == "listening (HTTPS)" {
+            addr = Some(v["addr"].as_str().unwrap().to_owned());
+        }
+        if v["message"] == "policy component ready" {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "serve did not become ready"
+        );
+    }
+    let addr = addr.expect("the log names the address");
+    let ca_pem = std::fs::read_to_string(ca).unwrap();
+    Served {
+        child,
+        lines,
+        addr,
+        ca_pem,
+    }
+}
+
 /// `POST /validate` of `body` over HTTPS/1.1 to a `podmut serve` process at `addr` whose CA is
 /// `ca_pem`, from a test that is not async.
 pub(crate) fn post_validate_blocking(addr: &str, ca_pem: &str, body: &str) -> Exchange {

@@ -2,15 +2,13 @@
 //! through the same step as the shipped component (wasm-opt when installed, function names split
 //! off into a names file, `podmut_splice`), and its `podmut-misbehave-panic` marker traps.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
 use podmut::{CallError, ComponentSource, HostError, Runtime, RuntimeOptions};
-use serde_json::Value;
 
-use crate::support::{pod, podmut, post_validate_blocking, review, runtime_options, tempdir};
+use crate::support::{Served, pod, post_validate_blocking, review, runtime_options, serve_json, tempdir};
 
 /// Where the misbehaving component panics: a Rust function of the guest, in its name from the
 /// names file (demangled). (Its `admission.review` export, into which wasm-opt inlines the
@@ -108,29 +106,15 @@ fn the_webhook_log_names_guest_functions_from_the_file_beside_the_policy() {
 
 /// Start `podmut serve --policy wasm` (JSON logs), send it the panicking review, stop it; its log.
 fn trap_log_of_serve(wasm: &Path, dir: &Path) -> String {
-    let ca = dir.join("ca.pem");
-    let mut child = podmut()
-        .args(["serve", "--self-signed", "--no-cache", "--addr", "127.0.0.1:0"])
-        .args(["--log-format", "json", "--workers", "1", "--policy"])
-        .arg(wasm)
-        .arg("--ca-out")
-        .arg(&ca)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut addr = None;
-    for line in lines.by_ref() {
-        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if v["message"] == "listening (HTTPS)" {
-            addr = v["addr"].as_str().map(str::to_owned);
-        }
-        if v["message"] == "policy component ready" {
-            break;
-        }
-    }
-    let addr = addr.expect("the log names the address");
-    let ca_pem = std::fs::read_to_string(&ca).unwrap();
+    let Served {
+        mut child,
+        lines,
+        addr,
+        ca_pem,
+    } = serve_json(
+        &dir.join("ca.pem"),
+        &["--no-cache".as_ref(), "--policy".as_ref(), wasm.as_os_str()],
+    );
     let reply = post_validate_blocking(&addr, &ca_pem, &panicking_review());
     assert_eq!(reply.body["response"]["allowed"], false, "fails closed");
     let killed = Command::new("kill")
