@@ -50,7 +50,7 @@ fn version_of(wasm_opt: &Path) -> Result<String, SpliceError> {
 /// What [`optimise_file`] wrote.
 #[derive(Debug, Clone)]
 pub struct Optimised {
-    /// `<out>/<stem>.wasm`: the component.
+    /// `<out>/<stem>.wasm`: the component (or the core module, when given one).
     pub component: PathBuf,
     /// `<out>/<stem>.wasm.names`: its core module's function names ([`crate::GuestNames`]).
     pub names: PathBuf,
@@ -74,6 +74,7 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), SpliceError> {
 
 /// Make the shipped component from cargo's `input`: its largest core module through `wasm_opt`
 /// with [`WASM_OPT_FLAGS`] (skipped when `None`), the function names split off, spliced back.
+/// A core module as `input` (the Kubewarden policy) goes the same way without the splice.
 /// Writes `<stem>.wasm`, `<stem>.wasm.names` and a stamp into `out_dir`; when the stamp says they
 /// were made from the same input by the same wasm-opt, they are kept (wasm-opt takes ~40 s of CPU).
 ///
@@ -107,13 +108,22 @@ pub fn optimise_file(
     {
         return Ok(done);
     }
-    let module = core_module(&raw)?;
+    let is_component = wasmparser::Parser::is_component(&raw);
+    let module = if is_component {
+        core_module(&raw)?
+    } else {
+        &raw[..]
+    };
     let module = match wasm_opt {
         Some(wasm_opt) => run_wasm_opt(wasm_opt, module, out_dir, stem)?,
         None => module.to_vec(),
     };
     let (module, mut names) = split_names(&module)?;
-    let component = replace_core_module(&raw, &module)?;
+    let component = if is_component {
+        replace_core_module(&raw, &module)?
+    } else {
+        module
+    };
     names.component = Some(digest(&component));
     write(&done.component, &component)?;
     write(&done.names, names.to_text())?;

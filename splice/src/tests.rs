@@ -191,3 +191,20 @@ fn the_names_file_reads_back_and_names_a_bad_line() {
     let err = GuestNames::parse("x\ty\n").unwrap_err();
     assert!(err.to_string().contains("line 1"), "{err}");
 }
+
+#[test]
+fn optimise_file_takes_a_core_module_too() {
+    let dir = std::env::temp_dir().join(format!("podmut-splice-core-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.wasm");
+    std::fs::write(&input, module(3, true)).unwrap();
+    let done = optimise_file(&input, &dir, "policy", None).unwrap();
+    let out = std::fs::read(&done.component).unwrap();
+    validate(&out);
+    assert!(wasmparser::Parser::is_core_wasm(&out));
+    assert_eq!(out, split_names(&module(3, true)).unwrap().0);
+    let names = GuestNames::parse(&std::fs::read_to_string(&done.names).unwrap()).unwrap();
+    assert_eq!(names.component, Some(digest(&out)));
+    assert_eq!(names.function(0), Some("podmut_core::review"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

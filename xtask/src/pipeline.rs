@@ -5,7 +5,8 @@
 //!    wasm32-wasip2 with the size-first `guest` profile, `podmut-kubewarden` for
 //!    wasm32-unknown-unknown, release. Then the two components are made into what ships
 //!    (`podmut_splice::optimise_file`): the core module through binaryen's `wasm-opt`, its
-//!    function names split off into `podmut.wasm.names`. From here on every consumer — the host
+//!    function names split off into `podmut.wasm.names`; the Kubewarden core module the same
+//!    way, before release/ annotates it. From here on every consumer — the host
 //!    (`podmut component`, its digest, the precompiled code), `web/pkg`, dist — gets those bytes.
 //! 2. The playground: `web/pkg` transpiled from exactly that component, so the host embeds it.
 //! 3. The host and every test, benchmark and tool in ONE cargo invocation, release profile,
@@ -39,7 +40,7 @@ pub(crate) struct Components {
     pub(crate) misbehave: PathBuf,
     /// Its names file.
     pub(crate) misbehave_names: PathBuf,
-    /// The Kubewarden waPC module (not yet annotated).
+    /// The Kubewarden waPC module, through wasm-opt, names split off (not yet annotated).
     pub(crate) kubewarden: PathBuf,
 }
 
@@ -138,15 +139,22 @@ impl Build {
                     "podmut-misbehave",
                     self.require_wasm_opt,
                 )?;
+                // The waPC core module the same way (release/ adds its Kubewarden metadata after
+                // wasm-opt; its names file stays here, the annotation changes the digest).
+                let kubewarden = ship(
+                    &target_dir()
+                        .join("wasm32-unknown-unknown")
+                        .join("release")
+                        .join("podmut_kubewarden.wasm"),
+                    "podmut-kubewarden",
+                    self.require_wasm_opt,
+                )?;
                 Ok(Components {
                     guest: guest.component,
                     guest_names: guest.names,
                     misbehave: misbehave.component,
                     misbehave_names: misbehave.names,
-                    kubewarden: target_dir()
-                        .join("wasm32-unknown-unknown")
-                        .join("release")
-                        .join("podmut_kubewarden.wasm"),
+                    kubewarden: kubewarden.component,
                 })
             },
         )
