@@ -15,21 +15,7 @@ use crate::server::{free_addr, stop_gracefully, wait_for_file};
 /// Build the release CLI (the component first, then the host with it embedded); its path.
 pub(crate) fn build_cli() -> Result<PathBuf> {
     step("podmut (release)", || {
-        let mut guest = cargo();
-        guest.args([
-            "build",
-            "--profile",
-            "guest",
-            "--target",
-            "wasm32-wasip2",
-            "--package",
-            "podmut-guest",
-        ]);
-        run(guest)?;
-        let built = target_dir()
-            .join("wasm32-wasip2")
-            .join("guest")
-            .join("podmut_guest.wasm");
+        let built = crate::pipeline::build_components(cargo(), &["podmut-guest"])?.join("podmut_guest.wasm");
         // The bytes a release ships (wasm-opt when installed; a fresh machine without binaryen
         // gets the component as cargo built it, names split off, and a note).
         let shipped = crate::pipeline::ship(&built, "podmut", false)?;

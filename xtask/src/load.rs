@@ -279,19 +279,5 @@ fn build_load_tool() -> Result<PathBuf> {
 
 /// Build the misbehaving test component (tests/misbehave) and return its path.
 fn build_misbehave() -> Result<PathBuf> {
-    let mut c = cargo();
-    c.args([
-        "build",
-        "--package",
-        "podmut-misbehave",
-        "--target",
-        "wasm32-wasip2",
-        "--profile",
-        "guest",
-    ]);
-    run(c)?;
-    Ok(target_dir()
-        .join("wasm32-wasip2")
-        .join("guest")
-        .join("podmut_misbehave.wasm"))
+    Ok(crate::pipeline::build_components(cargo(), &["podmut-misbehave"])?.join("podmut_misbehave.wasm"))
 }

@@ -105,19 +105,7 @@ impl Build {
         step(
             "components (wasm32-wasip2, wasm32-unknown-unknown; wasm-opt)",
             || {
-                let mut wasi = self.cargo();
-                wasi.args([
-                    "build",
-                    "--profile",
-                    "guest",
-                    "--target",
-                    "wasm32-wasip2",
-                    "--package",
-                    "podmut-guest",
-                    "--package",
-                    "podmut-misbehave",
-                ]);
-                run(wasi)?;
+                let wasi_out = build_components(self.cargo(), &["podmut-guest", "podmut-misbehave"])?;
                 let mut kubewarden = self.cargo();
                 kubewarden.args([
                     "build",
@@ -128,7 +116,6 @@ impl Build {
                     "podmut-kubewarden",
                 ]);
                 run(kubewarden)?;
-                let wasi_out = target_dir().join("wasm32-wasip2").join("guest");
                 let guest = ship(
                     &wasi_out.join("podmut_guest.wasm"),
                     "podmut",
@@ -226,6 +213,17 @@ impl Host {
         }
         c
     }
+}
+
+/// `cargo build` of these wasm32-wasip2 components with the size-first `guest` profile (the one
+/// invocation the pipeline, `demo` and `load` share); the directory the `.wasm` files land in.
+pub(crate) fn build_components(mut cargo: Command, packages: &[&str]) -> Result<PathBuf> {
+    cargo.args(["build", "--profile", "guest", "--target", "wasm32-wasip2"]);
+    for package in packages {
+        cargo.args(["--package", package]);
+    }
+    run(cargo)?;
+    Ok(target_dir().join("wasm32-wasip2").join("guest"))
 }
 
 /// Step 1b: the component as shipped, from cargo's `built` (see the module docs): `<stem>.wasm`
