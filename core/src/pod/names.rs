@@ -178,10 +178,10 @@ fn matches_label_key_name(v: &[u8]) -> bool {
 /// name of at most 63 characters.
 pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
+    // One '/' at most: `prefix/name` or `name` (split without collecting the parts).
+    let name = match value.split_once('/') {
+        None => value,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 errs.push(format!("prefix part {}", empty_error()));
             } else {
@@ -189,9 +189,9 @@ pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
                     errs.push(format!("prefix part {m}"));
                 }
             }
-            *name
+            name
         }
-        _ => {
+        Some(_) => {
             // The 1.33 wording (`IsQualifiedName`); 1.34 renamed it "a valid label key".
             errs.push(format!(
                 "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",

@@ -197,6 +197,14 @@ fn parse_checked<'a>(
     out
 }
 
+/// `cpu` or `memory` with a non-negative quantity: the name passes both levels' name rules and the
+/// value `ValidateResourceQuantityValue` (neither is an integer resource), so the rules need not
+/// run nor build the entry's path (the common case of every container; see the test
+/// `the_cpu_and_memory_shortcut_agrees_with_the_rules`).
+fn valid_cpu_or_memory(name: &str, q: &Quantity) -> bool {
+    matches!(name, "cpu" | "memory") && q.sign() >= 0
+}
+
 /// Which resource-name rule applies.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -239,21 +247,25 @@ fn validate_requirements(
     let limits = parse_checked(r.limits.as_ref(), &lim_path, &mut errs);
     let (mut lim_cpu_mem, mut req_cpu_mem, mut lim_huge, mut req_huge) = (false, false, false, false);
     for (name, q) in &limits {
-        let p = lim_path.key(name);
-        errs.extend(name_check(name, &p));
-        errs.extend(validate_quantity_value(name, q, &p));
-        if is_hugepage(name) {
-            lim_huge = true;
-            errs.extend(hugepage_check(name, q, &p));
+        if !valid_cpu_or_memory(name, q) {
+            let p = lim_path.key(name);
+            errs.extend(name_check(name, &p));
+            errs.extend(validate_quantity_value(name, q, &p));
+            if is_hugepage(name) {
+                lim_huge = true;
+                errs.extend(hugepage_check(name, q, &p));
+            }
         }
         lim_cpu_mem |= *name == "cpu" || *name == "memory";
     }
     let limit_of = |name: &str| limits.iter().find(|(n, _)| *n == name).map(|(_, q)| *q);
     let requests = parse_checked(r.requests.as_ref(), &req_path, &mut errs);
     for (name, q) in &requests {
-        let p = req_path.key(name);
-        errs.extend(name_check(name, &p));
-        errs.extend(validate_quantity_value(name, q, &p));
+        if !valid_cpu_or_memory(name, q) {
+            let p = req_path.key(name);
+            errs.extend(name_check(name, &p));
+            errs.extend(validate_quantity_value(name, q, &p));
+        }
         match limit_of(name) {
             Some(limit) => {
                 if *q != limit && !is_overcommit_allowed(name) {
@@ -287,7 +299,7 @@ fn validate_requirements(
         }
         if is_hugepage(name) {
             req_huge = true;
-            errs.extend(hugepage_check(name, q, &p));
+            errs.extend(hugepage_check(name, q, &req_path.key(name)));
         }
         req_cpu_mem |= *name == "cpu" || *name == "memory";
     }
@@ -561,6 +573,24 @@ mod tests {
     use super::*;
     use crate::field::ErrorType;
     use crate::pod::util::{Want, summary, wanted};
+
+    #[test]
+    fn the_cpu_and_memory_shortcut_agrees_with_the_rules() {
+        let path = Path::new("resources");
+        for name in ["cpu", "memory"] {
+            for text in ["0", "1", "250m", "1.5", "512Mi", "1e3", "-1", "-250m"] {
+                let q = Quantity::parse(text).unwrap();
+                let rules_pass = validate_container_resource_name(name, &path).is_empty()
+                    && validate_pod_resource_name(name, &path).is_empty()
+                    && validate_quantity_value(name, &q, &path).is_empty()
+                    && !is_hugepage(name);
+                assert_eq!(valid_cpu_or_memory(name, &q), rules_pass, "{name}: {text}");
+            }
+        }
+        let one = Quantity::parse("1").unwrap();
+        assert!(!valid_cpu_or_memory("ephemeral-storage", &one));
+        assert!(!valid_cpu_or_memory("hugepages-2Mi", &one));
+    }
 
     fn req(yaml: &str) -> ResourceRequirements {
         serde_yaml_ng::from_str(yaml).unwrap()
