@@ -94,8 +94,9 @@ pub fn read_documents(
     max_bytes: u64,
 ) -> Result<Vec<Document>, InputError> {
     let docs = fv::parse_checked(text, input, max_bytes)?;
+    let source = json_source(text, input, max_bytes)?;
     if kind == DocumentKind::Pod {
-        let items = unpack(docs);
+        let items = unpack(docs, source);
         if items.is_empty() {
             return Err(InputError::wrong_kind(
                 input,
@@ -118,7 +119,7 @@ pub fn read_documents(
     let doc = docs.remove(0);
     let mut out = Document {
         index: 1,
-        json: doc.value.to_string(),
+        json: json_text(source.filter(|_| doc.duplicates.is_empty()), &doc.value),
         ..Document::default()
     };
     let problems = match kind {
@@ -134,6 +135,21 @@ pub fn read_documents(
     };
     settle(&mut out, problems, level);
     Ok(vec![out])
+}
+
+/// The JSON text of a JSON input (without leading blanks), `None` for YAML.
+fn json_source<'t>(text: &'t str, input: &str, max_bytes: u64) -> Result<Option<&'t str>, InputError> {
+    Ok(match crate::document::syntax(text, input, max_bytes)? {
+        crate::document::Syntax::Json(json) => Some(json),
+        crate::document::Syntax::Yaml(_) => None,
+    })
+}
+
+/// A document's JSON text: the input's own text when it is the whole document as read (JSON, no
+/// repeated key: every reader decodes it exactly as the value written back), else the value
+/// written back. Reading the text again costs less than writing the value out (a 700 KB Pod).
+fn json_text(source: Option<&str>, value: &Value) -> String {
+    source.map_or_else(|| value.to_string(), str::to_owned)
 }
 
 fn index(i: usize) -> u32 {
@@ -152,14 +168,17 @@ fn settle(out: &mut Document, problems: Result<Vec<FieldProblem>, InputError>, l
 }
 
 /// One item of a Pod stream: the value, its duplicates, and where it sits in its document.
-struct Item {
+struct Item<'t> {
     value: Value,
     duplicates: Vec<FieldProblem>,
+    /// The input's text when the item is the whole JSON input without a repeated key.
+    text: Option<&'t str>,
 }
 
 /// Unpack documents into items: a JSON array or a `*List`'s `items` gives its elements, with their
-/// duplicates re-rooted at the item; empty documents are dropped.
-fn unpack(docs: Vec<CheckedValue>) -> Vec<Item> {
+/// duplicates re-rooted at the item; empty documents are dropped. `source` is the text of a JSON
+/// input (one document), kept for an item that is that whole document.
+fn unpack(docs: Vec<CheckedValue>, source: Option<&str>) -> Vec<Item<'_>> {
     let mut out = Vec::new();
     for doc in docs {
         let CheckedValue { value, duplicates } = doc;
@@ -177,6 +196,7 @@ fn unpack(docs: Vec<CheckedValue>) -> Vec<Item> {
                 }
             }
             other => out.push(Item {
+                text: source.filter(|_| duplicates.is_empty() && other.is_object()),
                 value: other,
                 duplicates,
             }),
@@ -185,7 +205,7 @@ fn unpack(docs: Vec<CheckedValue>) -> Vec<Item> {
     out
 }
 
-fn split(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &[Segment]) -> Vec<Item> {
+fn split<'t>(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &[Segment]) -> Vec<Item<'t>> {
     items
         .into_iter()
         .enumerate()
@@ -197,15 +217,19 @@ fn split(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &[Segment]) -> 
                 .filter(|d| d.path.starts_with(&at))
                 .map(|d| d.strip(at.len()))
                 .collect();
-            Item { value, duplicates }
+            Item {
+                value,
+                duplicates,
+                text: None,
+            }
         })
         .collect()
 }
 
-fn pod_document(item: Item, input: &str, level: FieldValidation, index: u32) -> Document {
+fn pod_document(item: Item<'_>, input: &str, level: FieldValidation, index: u32) -> Document {
     let mut out = Document {
         index,
-        json: item.value.to_string(),
+        json: json_text(item.text, &item.value),
         ..Document::default()
     };
     let meta = |k: &str| {
@@ -428,6 +452,20 @@ mod tests {
         );
         assert!(docs[0].error.as_deref().unwrap().contains("Deployment"));
         assert!(read_documents("", "in", DocumentKind::Pod, FieldValidation::Ignore, 1 << 20).is_err());
+    }
+
+    #[test]
+    fn a_json_document_keeps_its_text_unless_a_key_repeats() {
+        let text = " {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}}\n";
+        let docs = read(text, DocumentKind::Pod, FieldValidation::Strict);
+        assert_eq!(docs[0].json, text.trim_start());
+        let text = r#"{"kind":"Pod","metadata":{"name":"a","name":"b"}}"#;
+        let docs = read(text, DocumentKind::Pod, FieldValidation::Warn);
+        assert_eq!(docs[0].json, r#"{"kind":"Pod","metadata":{"name":"b"}}"#);
+        let docs = read(r#"[{"kind":"Pod"}]"#, DocumentKind::Pod, FieldValidation::Strict);
+        assert_eq!(docs[0].json, r#"{"kind":"Pod"}"#);
+        let docs = read("kind: Node\n", DocumentKind::Node, FieldValidation::Strict);
+        assert_eq!(docs[0].json, r#"{"kind":"Node"}"#);
     }
 
     #[test]
