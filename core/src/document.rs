@@ -327,43 +327,48 @@ fn render_path(stack: &[Frame], drop_last_key: bool) -> String {
 // accepts and k8s-openapi's string `Quantity` does not.
 use crate::resource_helper::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
 
-/// Rewrite numeric quantities as strings, the way upstream's `Quantity.UnmarshalJSON` reads them.
-pub(crate) fn normalize_quantities(v: &mut Value) {
-    normalize_quantities_at(v, 0);
+/// Rewrite numeric quantities as strings, the way upstream's `Quantity.UnmarshalJSON` reads them;
+/// `true` when there was one to rewrite.
+pub(crate) fn normalize_quantities(v: &mut Value) -> bool {
+    normalize_quantities_at(v, 0)
 }
 
-fn normalize_quantities_at(v: &mut Value, depth: usize) {
+fn normalize_quantities_at(v: &mut Value, depth: usize) -> bool {
     if depth > 256 {
-        return;
+        return false;
     }
+    let mut changed = false;
     match v {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {
                 if RESOURCE_LIST_KEYS.contains(&k.as_str()) {
                     if let Value::Object(list) = child {
                         for q in list.values_mut() {
-                            number_to_string(q);
+                            changed |= number_to_string(q);
                         }
                     }
                 } else if QUANTITY_KEYS.contains(&k.as_str()) {
-                    number_to_string(child);
+                    changed |= number_to_string(child);
                 }
-                normalize_quantities_at(child, depth + 1);
+                changed |= normalize_quantities_at(child, depth + 1);
             }
         }
         Value::Array(items) => {
             for item in items {
-                normalize_quantities_at(item, depth + 1);
+                changed |= normalize_quantities_at(item, depth + 1);
             }
         }
         _ => {}
     }
+    changed
 }
 
-fn number_to_string(v: &mut Value) {
+fn number_to_string(v: &mut Value) -> bool {
     if let Value::Number(n) = v {
         *v = Value::String(n.to_string());
+        return true;
     }
+    false
 }
 
 /// Check `apiVersion`/`kind` when present: a document of another kind is a clear error.

@@ -357,8 +357,21 @@ pub(crate) fn decode_checked<T: DeserializeOwned + Serialize>(
     unknown: &mut Vec<FieldProblem>,
 ) -> Result<T, InputError> {
     let object: T = document::decode(value, input)?;
+    note_unknown(value, &object, input, prefix, unknown);
+    Ok(object)
+}
+
+/// Append every field of `value` that its decoded `object` does not have to `unknown` (see
+/// [`decode_checked`]).
+fn note_unknown<T: DeserializeOwned + Serialize>(
+    value: &Value,
+    object: &T,
+    input: &str,
+    prefix: &[Segment],
+    unknown: &mut Vec<FieldProblem>,
+) {
     let mut missing = Vec::new();
-    missing_keys(value, &typed_value(&object), &mut Vec::new(), &mut missing);
+    missing_keys(value, &typed_value(object), &mut Vec::new(), &mut missing);
     if missing.iter().any(|m| m.null) {
         settle_nulls::<T>(value, input, &mut missing);
     }
@@ -370,7 +383,6 @@ pub(crate) fn decode_checked<T: DeserializeOwned + Serialize>(
             path,
         }
     }));
-    Ok(object)
 }
 
 /// A key of the input the typed object does not have.
@@ -485,8 +497,14 @@ pub(crate) struct Validated<T> {
 
 /// Decode a value already parsed by [`parse_checked`] into `T`, collecting its problems; `kind`
 /// (e.g. `"Pod"`) is checked like [`document::expect_kind`].
+///
+/// `text` is the JSON text the value was read from, when it is all of it and has no repeated
+/// key: without a numeric quantity to rewrite, the object is then decoded from the text in one
+/// pass instead of writing the value back to text first (the same object; a text that does not
+/// decode is decoded from the value, so errors are worded as before).
 pub(crate) fn validate_value<T: DeserializeOwned + Serialize>(
     checked: CheckedValue,
+    text: Option<&str>,
     input: &str,
     api_version: &str,
     kind: &str,
@@ -496,9 +514,18 @@ pub(crate) fn validate_value<T: DeserializeOwned + Serialize>(
         duplicates,
     } = checked;
     document::expect_kind(&value, input, api_version, kind)?;
-    document::normalize_quantities(&mut value);
+    let rewritten = document::normalize_quantities(&mut value);
     let mut problems = duplicates;
-    let object = decode_checked(&value, input, &[], &mut problems)?;
+    let direct = text
+        .filter(|_| !rewritten)
+        .and_then(|t| document::read_json_directly::<T>(t, u64::MAX));
+    let object = match direct {
+        Some(object) => {
+            note_unknown(&value, &object, input, &[], &mut problems);
+            object
+        }
+        None => decode_checked(&value, input, &[], &mut problems)?,
+    };
     Ok(Validated { object, problems })
 }
 
@@ -521,7 +548,8 @@ pub(crate) fn read_pod(
             format!("expected one Pod, found {} documents", docs.len()),
         ));
     }
-    let v: Validated<k8s_openapi::api::core::v1::Pod> = validate_value(docs.remove(0), input, "v1", "Pod")?;
+    let v: Validated<k8s_openapi::api::core::v1::Pod> =
+        validate_value(docs.remove(0), None, input, "v1", "Pod")?;
     let warnings = enforce(level, input, &v.problems)?;
     Ok((v.object, warnings))
 }
@@ -534,7 +562,7 @@ mod tests {
 
     fn pod_problems(text: &str) -> Vec<String> {
         let mut docs = parse_checked(text, "pod", 1 << 20).unwrap();
-        let v: Validated<Pod> = validate_value(docs.remove(0), "pod", "v1", "Pod").unwrap();
+        let v: Validated<Pod> = validate_value(docs.remove(0), None, "pod", "v1", "Pod").unwrap();
         v.problems.iter().map(ToString::to_string).collect()
     }
 
@@ -586,7 +614,7 @@ mod tests {
     #[test]
     fn a_field_of_the_wrong_type_reports_only_the_decoding_error() {
         let mut docs = parse_checked("spec: {bogus: 1, containers: [{name: 1}]}", "pod", 1 << 20).unwrap();
-        let e = validate_value::<Pod>(docs.remove(0), "new-pod", "v1", "Pod").unwrap_err();
+        let e = validate_value::<Pod>(docs.remove(0), None, "new-pod", "v1", "Pod").unwrap_err();
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         let mut unknown = Vec::new();
         let v: Value = serde_json::json!({"spec": {"bogus": 1, "containers": [{"name": 1}]}});
@@ -645,10 +673,10 @@ mod tests {
             1 << 20,
         )
         .unwrap();
-        let v: Validated<Node> = validate_value(docs.remove(0), "node", "v1", "Node").unwrap();
+        let v: Validated<Node> = validate_value(docs.remove(0), None, "node", "v1", "Node").unwrap();
         assert_eq!(v.problems[0].to_string(), r#"unknown field "status.capacty""#);
         let mut docs = parse_checked("spec: {containers: [{name: 1}]}", "pod", 1 << 20).unwrap();
-        let e = validate_value::<Pod>(docs.remove(0), "new-pod", "v1", "Pod").unwrap_err();
+        let e = validate_value::<Pod>(docs.remove(0), None, "new-pod", "v1", "Pod").unwrap_err();
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         assert_eq!(parse_checked("a: 1\n---\nb: 2\n", "p", 1 << 20).unwrap().len(), 2);
         assert!(parse_checked("{\"a\": 1} x", "p", 1 << 20).is_err());

@@ -117,13 +117,14 @@ pub fn read_documents(
         ));
     }
     let doc = docs.remove(0);
+    let source = source.filter(|_| doc.duplicates.is_empty());
     let mut out = Document {
         index: 1,
-        json: json_text(source.filter(|_| doc.duplicates.is_empty()), &doc.value),
+        json: json_text(source, &doc.value),
         ..Document::default()
     };
     let problems = match kind {
-        DocumentKind::Node => fv::validate_value::<Node>(doc, input, "v1", "Node").map(|v| {
+        DocumentKind::Node => fv::validate_value::<Node>(doc, source, input, "v1", "Node").map(|v| {
             name_from(&v.object.metadata, &mut out);
             v.problems
         }),
@@ -245,7 +246,8 @@ fn pod_document(item: Item<'_>, input: &str, level: FieldValidation, index: u32)
         value: item.value,
         duplicates: item.duplicates,
     };
-    let problems = fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
+    let problems =
+        fv::validate_value::<Pod>(checked, item.text, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
     settle(&mut out, problems, level);
     out
 }
