@@ -97,7 +97,10 @@ fn default_requests_to_limits(r: &mut ResourceRequirements) {
     let Some(limits) = r.limits.as_ref() else { return };
     let requests = r.requests.get_or_insert_with(BTreeMap::new);
     for (k, v) in limits {
-        requests.entry(k.clone()).or_insert_with(|| v.clone());
+        // Looked up first: the key is copied only for a request that is missing.
+        if !requests.contains_key(k) {
+            requests.insert(k.clone(), v.clone());
+        }
     }
 }
 
@@ -213,11 +216,10 @@ fn set_defaults_pod_spec(spec: &mut PodSpec) {
 
 /// `SetDefaults_Volume` and the per-source defaults.
 fn set_defaults_volume(v: &mut Volume) {
-    let has_source = {
-        let mut probe = v.clone();
-        probe.name = String::new();
-        probe != Volume::default()
-    };
+    // Any field but the name set: compared without it (taken out and put back, not copied).
+    let name = std::mem::take(&mut v.name);
+    let has_source = *v != Volume::default();
+    v.name = name;
     if !has_source {
         v.empty_dir = Some(Default::default());
     }
@@ -431,7 +433,7 @@ fn round_up_resource_list(list: &mut BTreeMap<String, K8sQuantity>) {
     for v in list.values_mut() {
         // Only a fraction, a nano/micro suffix or an exponent can be finer than a milli-unit:
         // every other value is left as written without parsing it.
-        if !v.0.contains(['.', 'n', 'u', 'e', 'E']) {
+        if !v.0.bytes().any(|b| matches!(b, b'.' | b'n' | b'u' | b'e' | b'E')) {
             continue;
         }
         if let Ok(q) = Quantity::from_k8s(v)

@@ -6,6 +6,7 @@
 //! (type, field, origin) and never on message text.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt::{self, Write as _};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -26,12 +27,20 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(Path::root().to_string(), "[]");
 /// ```
 ///
-/// Like upstream's `*field.Path`, a path points at its parent: `child`, `index` and `key` allocate
-/// one new element and share the rest, so building the path of every field a rule visits stays
-/// cheap however deep it is (paths are built for every field, errors only for a few).
+/// Like upstream's `*field.Path`, a path points at its parent: the elements before the last are
+/// shared, so building the path of every field a rule visits stays cheap however deep it is (paths
+/// are built for every field, errors only for a few). The last segment is kept inline and becomes a
+/// shared element only when a child is first built from the path, once: the path of a field that
+/// is checked but has no children checked (most of them) allocates nothing. (That cache makes a
+/// path `Send` but not `Sync`.)
 #[derive(Clone, Debug, Default)]
 pub struct Path {
-    last: Option<Arc<Element>>,
+    /// The elements before `last`.
+    parent: Option<Arc<Element>>,
+    /// The last segment (`None` only in the empty default path).
+    last: Option<Segment>,
+    /// `parent` and `last` as one element, made when the first child is built.
+    shared: OnceCell<Arc<Element>>,
 }
 
 #[derive(Debug)]
@@ -41,7 +50,7 @@ struct Element {
 }
 
 /// One element; names are nearly always literals, so they are borrowed, and list indexes are kept
-/// as numbers: building a path allocates only its `Arc`.
+/// as numbers: a path allocates only the `Arc` of an element that has children.
 #[derive(Clone, Debug)]
 enum Segment {
     Name(Cow<'static, str>),
@@ -113,17 +122,31 @@ impl Path {
 
     fn push(&self, segment: Segment) -> Self {
         Self {
-            last: Some(Arc::new(Element {
-                parent: self.last.clone(),
-                segment,
-            })),
+            parent: self.as_parent(),
+            last: Some(segment),
+            shared: OnceCell::new(),
         }
+    }
+
+    /// This path as the parent of a child: its shared last element, made on the first call.
+    fn as_parent(&self) -> Option<Arc<Element>> {
+        let Some(segment) = &self.last else {
+            return self.parent.clone();
+        };
+        let shared = self.shared.get_or_init(|| {
+            Arc::new(Element {
+                parent: self.parent.clone(),
+                segment: segment.clone(),
+            })
+        });
+        Some(Arc::clone(shared))
     }
 
     /// The segments from the root.
     fn segments(&self) -> Vec<&Segment> {
         let mut out = Vec::new();
-        let mut at = self.last.as_deref();
+        out.extend(self.last.as_ref());
+        let mut at = self.parent.as_deref();
         while let Some(e) = at {
             out.push(&e.segment);
             at = e.parent.as_deref();
@@ -540,6 +563,36 @@ mod tests {
         );
         assert_eq!(Path::root().to_string(), "[]");
         assert_eq!(Path::root().child("x").to_string(), "[].x");
+    }
+
+    #[test]
+    fn a_path_is_the_same_before_and_after_children_share_it() {
+        use std::collections::hash_map::DefaultHasher;
+        let hash = |p: &Path| {
+            let mut h = DefaultHasher::new();
+            p.hash(&mut h);
+            h.finish()
+        };
+        let list = Path::new("spec").child("containers");
+        let item = list.index(1);
+        let untouched = item.clone();
+        // Children built from `item` (its last element is shared from the first one on) ...
+        let name = item.child("name");
+        let env = item.child("env").key("A");
+        assert_eq!(name.to_string(), "spec.containers[1].name");
+        assert_eq!(env.to_string(), "spec.containers[1].env[A]");
+        // ... leave it equal to its clone taken before, and to the same path built afresh.
+        let fresh = Path::new("spec").child("containers").key("1");
+        for p in [&item, &untouched, &fresh] {
+            assert_eq!(p.to_string(), "spec.containers[1]");
+            assert_eq!(*p, item);
+            assert_eq!(hash(p), hash(&item));
+        }
+        assert_eq!(untouched.child("name"), name);
+        assert_eq!(fresh.child("env").key("A"), env);
+        assert_ne!(item.child("image"), name);
+        assert_eq!(Path::default().to_string(), "");
+        assert_eq!(Path::default().child("spec"), Path::new("spec"));
     }
 
     #[test]

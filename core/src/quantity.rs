@@ -329,6 +329,17 @@ fn interpret_suffix(suffix: &str) -> Option<(u32, i32, Format)> {
     }
 }
 
+/// 10^0 ..= 10^38, every power of ten an `i128` holds.
+const POW10: [i128; 39] = {
+    let mut t = [1i128; 39];
+    let mut i = 1;
+    while i < t.len() {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
 /// Turn `digits * 10^-frac_digits * base^exponent` into nano-units, rounding a non-zero value up to
 /// the next nano-unit and capping at 2^63-1 units, as upstream does.
 fn scale_to_nanos(digits: &str, frac_digits: i32, base: u32, exponent: i32) -> Result<i128, QuantityError> {
@@ -354,21 +365,25 @@ fn scale_to_nanos(digits: &str, frac_digits: i32, base: u32, exponent: i32) -> R
         pow10 += exponent;
     }
     if pow10 >= 0 {
-        for _ in 0..pow10 {
-            value = match value.checked_mul(10) {
-                Some(v) if v <= cap => v,
-                _ => return Ok(cap),
-            };
-        }
+        // One multiplication by 10^pow10: the product only grows with each factor of ten, so it
+        // is capped exactly when multiplying digit by digit would have been.
+        value = match usize::try_from(pow10).ok().and_then(|e| POW10.get(e)) {
+            _ if value == 0 => 0,
+            Some(f) => value.checked_mul(*f).filter(|v| *v <= cap).unwrap_or(cap),
+            None => return Ok(cap),
+        };
     } else {
-        for _ in 0..(-pow10) {
-            if value == 0 {
-                break;
+        // One division by 10^-pow10, inexact when it leaves a remainder (every non-negative i128
+        // is below 10^39, so a larger divisor leaves zero and the whole value as remainder).
+        match usize::try_from(-pow10).ok().and_then(|e| POW10.get(e)) {
+            Some(d) => {
+                inexact |= value % d != 0;
+                value /= d;
             }
-            if value % 10 != 0 {
-                inexact = true;
+            None => {
+                inexact |= value != 0;
+                value = 0;
             }
-            value /= 10;
         }
     }
     if inexact {
@@ -440,6 +455,89 @@ mod tests {
             "", "1.5.5Gi", "1Gib", "abc", "1 Gi", "1e3Ki", "inf", "1ki", "--1", "1e",
         ] {
             assert!(Quantity::parse(bad).is_err(), "{bad:?} should be rejected");
+        }
+    }
+
+    /// `scale_to_nanos` as it was written before the one-step multiply/divide: ten at a time.
+    fn scale_digit_by_digit(digits: &str, frac_digits: i32, base: u32, exponent: i32) -> i128 {
+        if digits.is_empty() {
+            return 0;
+        }
+        let cap = MAX_UNITS * NANO;
+        let (mut value, mut inexact, shift) = leading_digits(digits, 36);
+        let mut pow10 = shift - frac_digits + 9;
+        if base == 2 {
+            match 1i128
+                .checked_shl(exponent as u32)
+                .and_then(|f| value.checked_mul(f))
+            {
+                Some(v) => value = v,
+                None => return cap,
+            }
+        } else {
+            pow10 += exponent;
+        }
+        if pow10 >= 0 {
+            for _ in 0..pow10 {
+                match value.checked_mul(10) {
+                    Some(v) if v <= cap => value = v,
+                    _ => return cap,
+                }
+            }
+        } else {
+            for _ in 0..(-pow10) {
+                if value == 0 {
+                    break;
+                }
+                inexact |= value % 10 != 0;
+                value /= 10;
+            }
+        }
+        (value + i128::from(inexact)).min(cap)
+    }
+
+    #[test]
+    fn one_step_scaling_agrees_with_digit_by_digit() {
+        let digits = [
+            "",
+            "1",
+            "5",
+            "25",
+            "250",
+            "1000",
+            "123456789",
+            "999999999999999999",
+            "9223372036854775807",
+            "170141183460469231731687303715884105727",
+            "1234567890123456789012345678901234567890123",
+        ];
+        let exponents = [
+            (10, -60),
+            (10, -40),
+            (10, -18),
+            (10, -9),
+            (10, -3),
+            (10, 0),
+            (10, 3),
+            (10, 18),
+            (10, 30),
+            (10, 40),
+            (10, 300),
+            (2, 0),
+            (2, 10),
+            (2, 20),
+            (2, 60),
+        ];
+        for d in digits {
+            for frac in [0, 1, 3, 9, 12, 40, 50] {
+                for (base, exponent) in exponents {
+                    assert_eq!(
+                        scale_to_nanos(d, frac, base, exponent),
+                        Ok(scale_digit_by_digit(d, frac, base, exponent)),
+                        "{d} frac {frac} {base}^{exponent}"
+                    );
+                }
+            }
         }
     }
 

@@ -517,6 +517,15 @@ fn validate_volume_devices(
     errs
 }
 
+/// One list's (volume name, path) pairs, which only the other list's overlap checks look up: built
+/// only when that list has items (`needed`), else empty without allocating.
+fn overlap_map<'a>(
+    needed: bool,
+    pairs: impl Iterator<Item = (&'a str, &'a str)>,
+) -> BTreeMap<&'a str, &'a str> {
+    if needed { pairs.collect() } else { BTreeMap::new() }
+}
+
 /// `validateContainerCommon`: what regular, init and ephemeral containers share.
 pub(crate) fn validate_container_common(c: &Container, ctx: &ContainerContext<'_>, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
@@ -549,14 +558,19 @@ pub(crate) fn validate_container_common(c: &Container, ctx: &ContainerContext<'_
             .with_origin("container/termination-message-policy"),
         ),
     }
-    let mounts: BTreeMap<&str, &str> = items(&c.volume_mounts)
-        .iter()
-        .map(|m| (m.name.as_str(), m.mount_path.as_str()))
-        .collect();
-    let devices: BTreeMap<&str, &str> = items(&c.volume_devices)
-        .iter()
-        .map(|d| (d.name.as_str(), d.device_path.as_str()))
-        .collect();
+    let (mount_list, device_list) = (items(&c.volume_mounts), items(&c.volume_devices));
+    let mounts = overlap_map(
+        !device_list.is_empty(),
+        mount_list
+            .iter()
+            .map(|m| (m.name.as_str(), m.mount_path.as_str())),
+    );
+    let devices = overlap_map(
+        !mount_list.is_empty(),
+        device_list
+            .iter()
+            .map(|d| (d.name.as_str(), d.device_path.as_str())),
+    );
     errs.extend(validate_ports(items(&c.ports), &path.child("ports")));
     let relaxed = ctx.opts.allow_relaxed_environment_variable_validation;
     errs.extend(validate_env(items(&c.env), relaxed, &path.child("env")));
@@ -566,14 +580,14 @@ pub(crate) fn validate_container_common(c: &Container, ctx: &ContainerContext<'_
         &path.child("envFrom"),
     ));
     errs.extend(validate_volume_mounts(
-        items(&c.volume_mounts),
+        mount_list,
         &devices,
         c,
         ctx,
         &path.child("volumeMounts"),
     ));
     errs.extend(validate_volume_devices(
-        items(&c.volume_devices),
+        device_list,
         &mounts,
         ctx,
         &path.child("volumeDevices"),

@@ -52,6 +52,11 @@ pub(crate) fn validate_ephemeral_containers(
     ctx: &ContainerContext<'_>,
     path: &Path,
 ) -> ErrorList {
+    let ephemeral = items(&spec.ephemeral_containers);
+    if ephemeral.is_empty() {
+        // Nothing to check, nor any name set to build.
+        return ErrorList::new();
+    }
     let mut errs = ErrorList::new();
     let other_names: BTreeSet<&str> = spec
         .containers
@@ -60,7 +65,7 @@ pub(crate) fn validate_ephemeral_containers(
         .map(|c| c.name.as_str())
         .collect();
     let mut all_names = other_names.clone();
-    for (i, ec) in items(&spec.ephemeral_containers).iter().enumerate() {
+    for (i, ec) in ephemeral.iter().enumerate() {
         let idx = path.index(i);
         let c = ephemeral_as_container(ec);
         errs.extend(validate_container_common(&c, ctx, &idx));

@@ -184,7 +184,7 @@ fn parse_checked<'a>(
     path: &Path,
     errs: &mut ErrorList,
 ) -> Vec<(&'a str, Quantity)> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(list.map_or(0, BTreeMap::len));
     for (k, v) in list.into_iter().flatten() {
         match Quantity::from_k8s(v) {
             Ok(q) => out.push((k.as_str(), q)),
