@@ -123,17 +123,18 @@ fn check_probe_changes(new: &Container, old: &Container, path: &Path, frozen: bo
 
 /// The names of every container status of the old Pod (main, init and ephemeral).
 fn status_names(pod: &Pod) -> BTreeSet<&str> {
-    pod.status
-        .iter()
-        .flat_map(|s| {
-            s.container_statuses
-                .iter()
-                .chain(&s.init_container_statuses)
-                .chain(&s.ephemeral_container_statuses)
-                .flatten()
-        })
-        .map(|s| s.name.as_str())
-        .collect()
+    crate::order::set_from(
+        pod.status
+            .iter()
+            .flat_map(|s| {
+                s.container_statuses
+                    .iter()
+                    .chain(&s.init_container_statuses)
+                    .chain(&s.ephemeral_container_statuses)
+                    .flatten()
+            })
+            .map(|s| s.name.as_str()),
+    )
 }
 
 /// The KEP-5972 checks of one added container at `path` (`spec.containers[i]`).
@@ -188,7 +189,7 @@ fn check_added_container(
         }
     }
     let volumes = |s: &k8s_openapi::api::core::v1::PodSpec| -> BTreeSet<String> {
-        s.volumes.iter().flatten().map(|v| v.name.clone()).collect()
+        crate::order::set_from(s.volumes.iter().flatten().map(|v| v.name.clone()))
     };
     let (old_volumes, new_volumes) = (volumes(&os), volumes(&ns));
     let mounts = c.volume_mounts.iter().flatten().map(|m| m.name.as_str());
@@ -207,11 +208,7 @@ fn check_added_container(
         }
     }
     let claims = |s: &k8s_openapi::api::core::v1::PodSpec| -> BTreeSet<String> {
-        s.resource_claims
-            .iter()
-            .flatten()
-            .map(|c| c.name.clone())
-            .collect()
+        crate::order::set_from(s.resource_claims.iter().flatten().map(|c| c.name.clone()))
     };
     let (old_claims, new_claims) = (claims(&os), claims(&ns));
     for (j, claim) in c

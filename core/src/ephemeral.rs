@@ -50,12 +50,13 @@ pub(crate) fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, setting
     let old_spec = spec_of(old);
     let path = Path::new("spec").child("ephemeralContainers");
     // Like the Go map upstream builds: a later container of the same name wins.
-    let index: BTreeMap<&str, &EphemeralContainer> = new_spec
-        .ephemeral_containers
-        .iter()
-        .flatten()
-        .map(|c| (c.name.as_str(), c))
-        .collect();
+    let index: BTreeMap<&str, &EphemeralContainer> = crate::order::map_from(
+        new_spec
+            .ephemeral_containers
+            .iter()
+            .flatten()
+            .map(|c| (c.name.as_str(), c)),
+    );
     for old_c in old_spec.ephemeral_containers.iter().flatten() {
         let name = crate::field::go_quote(&old_c.name);
         match index.get(old_c.name.as_str()) {

@@ -57,6 +57,7 @@ mod ephemeral;
 mod field;
 mod field_validation;
 mod inputs;
+mod order;
 mod patch;
 mod plan;
 mod pod;

@@ -205,7 +205,7 @@ fn changed_fields(old: &Probe, new: &Probe) -> Vec<String> {
         .filter(|k| !FIELD_ORDER.contains(&k.as_str()) && get(&a, k) != get(&b, k))
         .cloned()
         .collect();
-    extra.sort();
+    crate::order::sort(&mut extra);
     extra.dedup();
     out.extend(extra);
     out

@@ -153,7 +153,7 @@ fn diff(a: &Value, b: &Value, path: String, out: &mut Vec<String>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
+            crate::order::sort(&mut keys);
             keys.dedup();
             for k in keys {
                 let p = if path.is_empty() {

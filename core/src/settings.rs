@@ -117,7 +117,7 @@ pub struct FeatureGates {
 impl Default for FeatureGates {
     fn default() -> Self {
         Self {
-            enabled: Gate::ALL.into_iter().collect(),
+            enabled: crate::order::map_from(Gate::ALL),
         }
     }
 }
@@ -167,7 +167,8 @@ fn unknown_gate(name: &str) -> String {
 
 impl Serialize for FeatureGates {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let map: BTreeMap<&str, bool> = self.enabled.iter().map(|(g, on)| (g.name(), *on)).collect();
+        let map: BTreeMap<&str, bool> =
+            crate::order::map_from(self.enabled.iter().map(|(g, on)| (g.name(), *on)));
         map.serialize(s)
     }
 }

@@ -91,11 +91,12 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
     ));
     if restart_policy != "Always" {
         // ValidateInitContainerStateTransition: restartable init containers may restart.
-        let restartable: BTreeSet<&str> = init_containers(&old_spec)
-            .iter()
-            .filter(|c| is_restartable_init(c))
-            .map(|c| c.name.as_str())
-            .collect();
+        let restartable: BTreeSet<&str> = crate::order::set_from(
+            init_containers(&old_spec)
+                .iter()
+                .filter(|c| is_restartable_init(c))
+                .map(|c| c.name.as_str()),
+        );
         for (i, s) in os.init_container_statuses.iter().flatten().enumerate() {
             if restartable.contains(s.name.as_str()) {
                 continue;
@@ -231,12 +232,8 @@ fn validate_container_state_transition(
 fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
     let spec = spec_of(pod);
-    let claims: BTreeSet<&str> = spec
-        .resource_claims
-        .iter()
-        .flatten()
-        .map(|c| c.name.as_str())
-        .collect();
+    let claims: BTreeSet<&str> =
+        crate::order::set_from(spec.resource_claims.iter().flatten().map(|c| c.name.as_str()));
     let mut seen = BTreeSet::new();
     for (i, s) in pod
         .status

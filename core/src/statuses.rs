@@ -254,7 +254,7 @@ pub(crate) fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &
         }
     }
     // Oldest first: by finishedAt (a status without one counts as oldest), then by list position.
-    removed.sort_by_key(finished_at);
+    crate::order::sort_by_key(&mut removed, finished_at);
     let limit = usize::try_from(settings.removed_status_limit).unwrap_or(usize::MAX);
     let excess = removed.len().saturating_sub(limit);
     for (i, s) in removed.into_iter().enumerate() {
@@ -265,7 +265,7 @@ pub(crate) fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &
             out.push(s);
         }
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::order::sort_by(&mut out, |a, b| a.name.cmp(&b.name));
     let mut all = report.init_container_statuses.clone();
     all.extend(out.iter().cloned());
     let containers = containers_ready(pod, &desired, &all, dynamic);

@@ -254,6 +254,14 @@ fn probe_action_to_wit(a: podmut_core::ProbeAction) -> node::ProbeAction {
     }
 }
 
+/// A WIT label list as a map, built by inserts (a repeated key keeps its last value, as
+/// `collect()` does): `collect()` into a map sorts first, a copy of the sort routine of its own.
+fn label_map(labels: Vec<(String, String)>) -> std::collections::BTreeMap<String, String> {
+    let mut map = std::collections::BTreeMap::new();
+    map.extend(labels);
+    map
+}
+
 impl admission::Guest for Component {
     fn review(admission_review: String, settings: String) -> Result<String, types::InputError> {
         podmut_core::review(&admission_review, &settings).map_err(input_error_to_wit)
@@ -263,7 +271,7 @@ impl admission::Guest for Component {
         configs: String,
         scope: Option<admission::CoverageScope>,
     ) -> Result<admission::CoverageReport, types::InputError> {
-        let labels = |l: Option<Vec<(String, String)>>| l.map(|l| l.into_iter().collect());
+        let labels = |l: Option<Vec<(String, String)>>| l.map(label_map);
         let scope = scope.map_or_else(Default::default, |s| podmut_core::CoverageScope {
             namespace_labels: labels(s.namespace_labels),
             pod_labels: labels(s.pod_labels),
@@ -302,7 +310,7 @@ impl policies::Guest for Component {
             subresource: request.subresource,
             review: request.review,
             params: request.params,
-            namespace_labels: request.namespace_labels.map(|l| l.into_iter().collect()),
+            namespace_labels: request.namespace_labels.map(label_map),
             user: request.user,
         };
         podmut_core::vap_evaluate(&req)

@@ -779,16 +779,19 @@ fn satisfiable(selectors: &[&LabelSelector]) -> bool {
     let allow = |k: &mut Key, values: BTreeSet<String>| {
         k.exists = true;
         k.allowed = Some(match k.allowed.take() {
-            Some(a) => a.intersection(&values).cloned().collect(),
+            Some(a) => crate::order::set_from(a.intersection(&values).cloned()),
             None => values,
         });
     };
     for sel in selectors {
         for (key, value) in sel.match_labels.iter().flatten() {
-            allow(keys.entry(key).or_default(), BTreeSet::from([value.clone()]));
+            allow(
+                keys.entry(key).or_default(),
+                crate::order::set_from([value.clone()]),
+            );
         }
         for req in sel.match_expressions.iter().flatten() {
-            let values: BTreeSet<String> = req.values.iter().flatten().cloned().collect();
+            let values: BTreeSet<String> = crate::order::set_from(req.values.iter().flatten().cloned());
             let k = keys.entry(&req.key).or_default();
             match req.operator.as_str() {
                 "In" => allow(k, values),

@@ -101,7 +101,7 @@ fn list_diff(
 ) {
     let mut names: Vec<&String> = old.into_iter().flatten().map(|(k, _)| k).collect();
     names.extend(new.into_iter().flatten().map(|(k, _)| k));
-    names.sort();
+    crate::order::sort(&mut names);
     names.dedup();
     for name in names {
         let a = old.and_then(|m| m.get(name));

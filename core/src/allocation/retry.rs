@@ -114,7 +114,7 @@ pub(crate) fn retry_order(pending: &[(Pod, Pod)], settings: &Settings) -> RetryP
             since,
         ));
     }
-    entries.sort_by(compare);
+    crate::order::sort_by(&mut entries, compare);
     plan.order = entries.into_iter().map(|(e, _)| e).collect();
     plan
 }

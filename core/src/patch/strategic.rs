@@ -560,8 +560,10 @@ fn normalize_order(
         }
     }
     let position = |order: &[Value], v: &Value| index_of(order, v, merge_key, kind);
-    in_patch.sort_by_key(|v| position(patch_order, v).unwrap_or(usize::MAX));
-    server_only.sort_by_key(|v| position(server_order, v).unwrap_or(usize::MAX));
+    crate::order::sort_by_key(&mut in_patch, |v| position(patch_order, v).unwrap_or(usize::MAX));
+    crate::order::sort_by_key(&mut server_only, |v| {
+        position(server_order, v).unwrap_or(usize::MAX)
+    });
     let mut out = Vec::with_capacity(in_patch.len() + server_only.len());
     let mut left = server_only.into_iter().peekable();
     let mut right = in_patch.into_iter().peekable();
@@ -651,11 +653,13 @@ fn remove_directives(v: Value) -> Option<Value> {
             if m.contains_key(DIRECTIVE) {
                 return None;
             }
-            Some(Value::Object(
+            // Built by inserts: `collect()` into a map sorts first (a copy of the sort routine).
+            let mut kept = serde_json::Map::new();
+            kept.extend(
                 m.into_iter()
-                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
-                    .collect(),
-            ))
+                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))),
+            );
+            Some(Value::Object(kept))
         }
         Value::Array(a) => Some(Value::Array(
             a.into_iter().filter_map(remove_directives).collect(),
@@ -716,7 +720,7 @@ fn go_value(v: &Value) -> String {
 
 fn go_map(m: &Map<String, Value>) -> String {
     let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort();
+    crate::order::sort(&mut keys);
     let parts: Vec<String> = keys
         .into_iter()
         .map(|k| format!("{k}:{}", go_value(&m[k])))

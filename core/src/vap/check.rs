@@ -294,7 +294,7 @@ impl Env {
             }
             _ => Ty::Dyn,
         };
-        let roots = BTreeMap::from([
+        let roots = crate::order::map_from([
             ("object", object.clone()),
             ("oldObject", object),
             ("params", params),
@@ -351,7 +351,7 @@ fn place(expr: &super::cel::Expr, found: Vec<(u64, Origin, String)>) -> Outcome 
         }
     }
     for list in [&mut outcome.errors, &mut outcome.warnings] {
-        list.sort_by_key(|i| i.offset);
+        crate::order::sort_by_key(list, |i| i.offset);
         list.dedup();
     }
     outcome

@@ -49,9 +49,10 @@ fn labels_of(pod: &Json) -> Option<BTreeMap<String, String>> {
     Some(
         labels
             .map(|l| {
-                l.iter()
-                    .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                    .collect()
+                crate::order::map_from(
+                    l.iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned()))),
+                )
             })
             .unwrap_or_default(),
     )
