@@ -49,10 +49,11 @@ pub(crate) fn is_hugepage(name: &str) -> bool {
 /// Parse a resource list, skipping values that do not parse (validation reports them; the
 /// kubelet-side documents reject them up front).
 pub(crate) fn parse_list(list: Option<&ResourceList>) -> ResourceMap {
-    list.into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q)))
-        .collect()
+    crate::order::map_from(
+        list.into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Quantity::from_k8s(v).ok().map(|q| (k.clone(), q))),
+    )
 }
 
 /// The requests of a requirements block (absent when none).

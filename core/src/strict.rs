@@ -204,10 +204,10 @@ fn check_identity<T: Clone + Ord>(
     ctx: &Existing<'_>,
     errs: &mut ErrorList,
 ) {
-    let mut allowed: BTreeSet<Option<T>> = ctx
-        .contexts()
-        .map(|sc| effective(sc, ctx.pod, id.own, id.inherited))
-        .collect();
+    let mut allowed: BTreeSet<Option<T>> = crate::order::set_from(
+        ctx.contexts()
+            .map(|sc| effective(sc, ctx.pod, id.own, id.inherited)),
+    );
     if let Some(v) = ctx.pod.and_then(id.inherited) {
         allowed.insert(Some(v));
     }

@@ -523,7 +523,11 @@ fn overlap_map<'a>(
     needed: bool,
     pairs: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> BTreeMap<&'a str, &'a str> {
-    if needed { pairs.collect() } else { BTreeMap::new() }
+    if needed {
+        crate::order::map_from(pairs)
+    } else {
+        BTreeMap::new()
+    }
 }
 
 /// `validateContainerCommon`: what regular, init and ephemeral containers share.

@@ -257,13 +257,9 @@ fn validate_managed_fields(entries: &[ManagedFieldsEntry], path: &Path) -> Error
 /// `ValidateNoNewFinalizers`: a Pod being deleted may not gain finalizers.
 fn validate_no_new_finalizers(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
-    let old_set: BTreeSet<&String> = old.finalizers.iter().flatten().collect();
-    let extra: BTreeSet<&String> = new
-        .finalizers
-        .iter()
-        .flatten()
-        .filter(|f| !old_set.contains(f))
-        .collect();
+    let old_set: BTreeSet<&String> = crate::order::set_from(old.finalizers.iter().flatten());
+    let extra: BTreeSet<&String> =
+        crate::order::set_from(new.finalizers.iter().flatten().filter(|f| !old_set.contains(f)));
     if !extra.is_empty() {
         let list: Vec<String> = extra.iter().map(|f| crate::field::go_quote(f)).collect();
         errs.push(

@@ -176,10 +176,11 @@ pub(crate) fn validate_only_deleted_scheduling_gates(
     for g in old {
         additional.remove(g.name.as_str());
     }
-    let mut added: Vec<(usize, &str)> = additional.into_iter().map(|(n, i)| (i, n)).collect();
-    added.sort_unstable();
-    added
-        .into_iter()
+    // Each added name once, at its last index, in index order (no sort needed).
+    new.iter()
+        .enumerate()
+        .filter(|(i, g)| additional.get(g.name.as_str()) == Some(i))
+        .map(|(i, g)| (i, g.name.as_str()))
         .map(|(i, name)| {
             FieldError::forbidden(
                 &path.index(i).child("name"),
@@ -460,11 +461,8 @@ fn validate_match_and_mismatch_label_keys(
     ));
     if selector.is_some() {
         let (mut label_keys, exprs) = selector_keys(selector);
-        let index: BTreeMap<&str, usize> = match_keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.as_str(), i))
-            .collect();
+        let index: BTreeMap<&str, usize> =
+            crate::order::map_from(match_keys.iter().enumerate().map(|(i, k)| (k.as_str(), i)));
         for key in exprs {
             if let Some(i) = index.get(key)
                 && label_keys.contains(key)
