@@ -126,7 +126,8 @@ fn names(set: &BTreeSet<String>) -> String {
 fn check_capabilities(added: &Added<'_>, ctx: &Existing<'_>, errs: &mut ErrorList) {
     let caps_path = added.path.child("capabilities");
     // Add: only what some existing container adds.
-    let granted: BTreeSet<String> = ctx.contexts().flat_map(|sc| capability_list(sc, true)).collect();
+    let granted: BTreeSet<String> =
+        crate::order::set_from(ctx.contexts().flat_map(|sc| capability_list(sc, true)));
     let raw_add = added
         .sc
         .and_then(|s| s.capabilities.as_ref())
@@ -149,20 +150,20 @@ fn check_capabilities(added: &Added<'_>, ctx: &Existing<'_>, errs: &mut ErrorLis
     // Drop: everything every existing container drops (a container dropping ALL drops every name).
     let mut required: Option<BTreeSet<String>> = None;
     for sc in ctx.contexts() {
-        let drops: BTreeSet<String> = capability_list(sc, false).into_iter().collect();
+        let drops: BTreeSet<String> = crate::order::set_from(capability_list(sc, false));
         required = Some(match required {
             None => drops,
             Some(r) if drops.contains(ALL) => r,
             Some(r) if r.contains(ALL) => drops,
-            Some(r) => r.intersection(&drops).cloned().collect(),
+            Some(r) => crate::order::set_from(r.intersection(&drops).cloned()),
         });
     }
     let required = required.unwrap_or_default();
-    let dropped: BTreeSet<String> = capability_list(added.sc, false).into_iter().collect();
+    let dropped: BTreeSet<String> = crate::order::set_from(capability_list(added.sc, false));
     if dropped.contains(ALL) {
         return;
     }
-    let missing: BTreeSet<String> = required.difference(&dropped).cloned().collect();
+    let missing: BTreeSet<String> = crate::order::set_from(required.difference(&dropped).cloned());
     if !missing.is_empty() {
         errs.push(
             FieldError::forbidden(

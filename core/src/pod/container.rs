@@ -708,7 +708,7 @@ pub(crate) fn validate_init_containers(
     path: &Path,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
-    let mut names_seen: BTreeSet<&str> = regular.iter().map(|c| c.name.as_str()).collect();
+    let mut names_seen: BTreeSet<&str> = crate::order::set_from(regular.iter().map(|c| c.name.as_str()));
     for (i, c) in init.iter().enumerate() {
         let p = path.index(i);
         errs.extend(validate_container_common(c, ctx, &p));

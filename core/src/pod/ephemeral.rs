@@ -58,12 +58,12 @@ pub(crate) fn validate_ephemeral_containers(
         return ErrorList::new();
     }
     let mut errs = ErrorList::new();
-    let other_names: BTreeSet<&str> = spec
-        .containers
-        .iter()
-        .chain(init_containers(spec))
-        .map(|c| c.name.as_str())
-        .collect();
+    let other_names: BTreeSet<&str> = crate::order::set_from(
+        spec.containers
+            .iter()
+            .chain(init_containers(spec))
+            .map(|c| c.name.as_str()),
+    );
     let mut all_names = other_names.clone();
     for (i, ec) in ephemeral.iter().enumerate() {
         let idx = path.index(i);

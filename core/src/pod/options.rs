@@ -204,19 +204,17 @@ fn has_host_namespaced_sysctl(spec: &PodSpec) -> bool {
 
 /// `gatherPodEnvVarNames`: env var names and envFrom prefixes of every container.
 fn env_var_names(spec: &PodSpec) -> std::collections::BTreeSet<String> {
-    all_containers(spec)
-        .flat_map(|c| {
-            items(&c.env)
-                .iter()
-                .map(|e| e.name.clone())
-                .chain(
-                    items(&c.env_from)
-                        .iter()
-                        .map(|e| e.prefix.clone().unwrap_or_default()),
-                )
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    crate::order::set_from(all_containers(spec).flat_map(|c| {
+        items(&c.env)
+            .iter()
+            .map(|e| e.name.clone())
+            .chain(
+                items(&c.env_from)
+                    .iter()
+                    .map(|e| e.prefix.clone().unwrap_or_default()),
+            )
+            .collect::<Vec<_>>()
+    }))
 }
 
 /// `useRelaxedEnvironmentVariableValidation` without the gate: a name of the new Pod that only the

@@ -398,11 +398,12 @@ fn validate_resource_claim_names(
 
 /// `gatherPodResourceClaimNames`.
 pub(crate) fn pod_claim_names(claims: &[PodResourceClaim]) -> BTreeSet<String> {
-    claims
-        .iter()
-        .filter(|c| !c.name.is_empty())
-        .map(|c| c.name.clone())
-        .collect()
+    crate::order::set_from(
+        claims
+            .iter()
+            .filter(|c| !c.name.is_empty())
+            .map(|c| c.name.clone()),
+    )
 }
 
 /// `validatePodResourceClaims`.

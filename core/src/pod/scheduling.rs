@@ -479,7 +479,7 @@ fn validate_match_and_mismatch_label_keys(
             label_keys.insert(key);
         }
     }
-    let mismatch: BTreeSet<&str> = mismatch_keys.iter().map(String::as_str).collect();
+    let mismatch: BTreeSet<&str> = crate::order::set_from(mismatch_keys.iter().map(String::as_str));
     for (i, k) in match_keys.iter().enumerate() {
         if mismatch.contains(k.as_str()) {
             errs.push(

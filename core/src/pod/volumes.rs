@@ -194,7 +194,7 @@ pub(crate) fn validate_object_field_selector(
     }
     if !expressions.contains(&internal.as_str()) {
         let mut sorted: Vec<&str> = expressions.to_vec();
-        sorted.sort_unstable();
+        crate::order::sort(&mut sorted);
         return vec![
             FieldError::not_supported(&path.child("fieldPath"), internal, &sorted)
                 .with_origin("volume/field-selector"),
