@@ -91,7 +91,7 @@ mod tests {
             let mut ours = scrambled(n);
             let mut std_order = ours.clone();
             sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
-            std_order.sort_by(|a, b| a.0.cmp(&b.0));
+            std_order.sort_by_key(|p| p.0);
             assert_eq!(ours, std_order, "n = {n}");
         }
     }
