@@ -5,6 +5,8 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub(crate) mod track;
+
 /// An input podmut cannot judge (the WIT `input-error`). Never a verdict: a verdict is data.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
@@ -183,15 +185,16 @@ pub(crate) fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Ve
 ///
 /// This is the general path (YAML, numeric quantities, errors); JSON Pods and reviews usually take
 /// [`read_json_directly`] instead. The value is written back to JSON text and read by the same
-/// decoder as the direct path, so the component carries one copy of every k8s-openapi decoder
-/// (a path-tracking decoder over the value was a second copy, +0.5 MB).
+/// decoder as the direct path ([`track::from_str`], the one deserializer type), so the component
+/// carries one copy of every k8s-openapi decoder (a path-tracking decoder over the value was a
+/// second copy, +0.5 MB).
 pub(crate) fn decode<T: DeserializeOwned>(value: &Value, input: &str) -> Result<T, InputError> {
     decode_text(&value.to_string(), input)
 }
 
 /// Decode JSON text into a typed object; an error is `<field path>: <what>`.
 pub(crate) fn decode_text<T: DeserializeOwned>(text: &str, input: &str) -> Result<T, InputError> {
-    serde_json::from_str(text).map_err(|e| InputError::malformed(input, describe_json_error(text, &e)))
+    track::from_str(text).map_err(|e| InputError::malformed(input, describe_json_error(text, &e)))
 }
 
 /// A decoding error of `text` as `<field path>: <what>` (just `<what>` at the root): the path of
@@ -450,7 +453,7 @@ pub fn read_json_directly<T: DeserializeOwned>(text: &str, max_bytes: u64) -> Op
     if !trimmed.starts_with('{') {
         return None;
     }
-    serde_json::from_str(trimmed).ok()
+    track::from_str(trimmed).ok()
 }
 
 /// Decode a Node from a JSON value.

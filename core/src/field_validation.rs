@@ -3,12 +3,18 @@
 //! "spec.containers[0].resource"`).
 //!
 //! k8s-openapi's decoders silently skip fields they do not know, and both JSON and YAML readers
-//! keep the last of two equal keys. So this reads a document in two steps, each reporting what the
+//! keep the last of two equal keys. A JSON Pod or Node (the common case) is read in one pass,
+//! [`read_tracked`]: the component's one decoder, with tracking on ([`document::track`]), notes
+//! the fields the type skips while it decodes. Anything else — YAML, lists, a repeated key, a
+//! numeric quantity, a text that does not decode — is read in two steps, each reporting what the
 //! API server's strict decoder (sigs.k8s.io/json) reports:
 //! - [`parse_checked`] builds the JSON value with a visitor that notes every repeated key
 //!   (duplicates can only be seen while the text is read);
 //! - [`decode_checked`] decodes the value into its k8s-openapi type with the component's one
 //!   decoder, serializes the object back and names every input key the object does not have.
+//!
+//! Both name the same fields in the same order (a unit test compares them on every Pod of the
+//! conformance cases and variants of them).
 //!
 //! This is the slow path on purpose: it runs only when validation is asked for (`strict`, `warn`).
 //! Objects that come from the API server (the webhook's reviews) are already clean — the API server
@@ -497,14 +503,8 @@ pub(crate) struct Validated<T> {
 
 /// Decode a value already parsed by [`parse_checked`] into `T`, collecting its problems; `kind`
 /// (e.g. `"Pod"`) is checked like [`document::expect_kind`].
-///
-/// `text` is the JSON text the value was read from, when it is all of it and has no repeated
-/// key: without a numeric quantity to rewrite, the object is then decoded from the text in one
-/// pass instead of writing the value back to text first (the same object; a text that does not
-/// decode is decoded from the value, so errors are worded as before).
 pub(crate) fn validate_value<T: DeserializeOwned + Serialize>(
     checked: CheckedValue,
-    text: Option<&str>,
     input: &str,
     api_version: &str,
     kind: &str,
@@ -514,19 +514,40 @@ pub(crate) fn validate_value<T: DeserializeOwned + Serialize>(
         duplicates,
     } = checked;
     document::expect_kind(&value, input, api_version, kind)?;
-    let rewritten = document::normalize_quantities(&mut value);
+    document::normalize_quantities(&mut value);
     let mut problems = duplicates;
-    let direct = text
-        .filter(|_| !rewritten)
-        .and_then(|t| document::read_json_directly::<T>(t, u64::MAX));
-    let object = match direct {
-        Some(object) => {
-            note_unknown(&value, &object, input, &[], &mut problems);
-            object
-        }
-        None => decode_checked(&value, input, &[], &mut problems)?,
-    };
+    let object = decode_checked(&value, input, &[], &mut problems)?;
     Ok(Validated { object, problems })
+}
+
+/// The common case in one pass: a JSON object (`json`, as [`document::syntax`] gives it) decoded
+/// straight into `T`, noting the fields `T` does not have while it decodes
+/// ([`document::track`]). They are ordered as [`decode_checked`] names them: depth first, an
+/// object's keys in sorted order (serde_json's map), a list's elements in order.
+///
+/// `None` when the text is not one object, does not decode (a numeric quantity, a field of the
+/// wrong type, another kind …) or repeats a key (which must read as its last value): the value
+/// path ([`parse_checked`], [`validate_value`]) then reads it and words any error as before. A
+/// text that decodes has no repeated key, so its problems are its unknown fields only, and its
+/// `kind`/`apiVersion` are `T`'s (k8s-openapi checks them as [`document::expect_kind`] does).
+pub(crate) fn read_tracked<T: DeserializeOwned>(json: &str) -> Option<Validated<T>> {
+    if !json.starts_with('{') {
+        return None;
+    }
+    let (object, report) = document::track::from_str_tracked::<T>(json);
+    let object = object.ok().filter(|_| !report.repeated)?;
+    let mut unknown = report.unknown;
+    // No path is a prefix of another (an unknown field is not looked into), so sorting by
+    // segments is the depth-first walk of sorted keys `missing_keys` makes.
+    unknown.sort();
+    let problems = unknown
+        .into_iter()
+        .map(|path| FieldProblem {
+            kind: ProblemKind::Unknown,
+            path,
+        })
+        .collect();
+    Some(Validated { object, problems })
 }
 
 /// Read one Pod document at `level`: the one-pass typed read under `ignore`
@@ -541,6 +562,12 @@ pub(crate) fn read_pod(
     if level == FieldValidation::Ignore {
         return Ok((document::parse_pod(text, input, max_bytes)?, Vec::new()));
     }
+    if let document::Syntax::Json(json) = document::syntax(text, input, max_bytes)?
+        && let Some(v) = read_tracked::<k8s_openapi::api::core::v1::Pod>(json)
+    {
+        let warnings = enforce(level, input, &v.problems)?;
+        return Ok((v.object, warnings));
+    }
     let mut docs = parse_checked(text, input, max_bytes)?;
     if docs.len() != 1 {
         return Err(InputError::malformed(
@@ -548,8 +575,7 @@ pub(crate) fn read_pod(
             format!("expected one Pod, found {} documents", docs.len()),
         ));
     }
-    let v: Validated<k8s_openapi::api::core::v1::Pod> =
-        validate_value(docs.remove(0), None, input, "v1", "Pod")?;
+    let v: Validated<k8s_openapi::api::core::v1::Pod> = validate_value(docs.remove(0), input, "v1", "Pod")?;
     let warnings = enforce(level, input, &v.problems)?;
     Ok((v.object, warnings))
 }
@@ -562,7 +588,7 @@ mod tests {
 
     fn pod_problems(text: &str) -> Vec<String> {
         let mut docs = parse_checked(text, "pod", 1 << 20).unwrap();
-        let v: Validated<Pod> = validate_value(docs.remove(0), None, "pod", "v1", "Pod").unwrap();
+        let v: Validated<Pod> = validate_value(docs.remove(0), "pod", "v1", "Pod").unwrap();
         v.problems.iter().map(ToString::to_string).collect()
     }
 
@@ -614,7 +640,7 @@ mod tests {
     #[test]
     fn a_field_of_the_wrong_type_reports_only_the_decoding_error() {
         let mut docs = parse_checked("spec: {bogus: 1, containers: [{name: 1}]}", "pod", 1 << 20).unwrap();
-        let e = validate_value::<Pod>(docs.remove(0), None, "new-pod", "v1", "Pod").unwrap_err();
+        let e = validate_value::<Pod>(docs.remove(0), "new-pod", "v1", "Pod").unwrap_err();
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         let mut unknown = Vec::new();
         let v: Value = serde_json::json!({"spec": {"bogus": 1, "containers": [{"name": 1}]}});
@@ -673,12 +699,143 @@ mod tests {
             1 << 20,
         )
         .unwrap();
-        let v: Validated<Node> = validate_value(docs.remove(0), None, "node", "v1", "Node").unwrap();
+        let v: Validated<Node> = validate_value(docs.remove(0), "node", "v1", "Node").unwrap();
         assert_eq!(v.problems[0].to_string(), r#"unknown field "status.capacty""#);
         let mut docs = parse_checked("spec: {containers: [{name: 1}]}", "pod", 1 << 20).unwrap();
-        let e = validate_value::<Pod>(docs.remove(0), None, "new-pod", "v1", "Pod").unwrap_err();
+        let e = validate_value::<Pod>(docs.remove(0), "new-pod", "v1", "Pod").unwrap_err();
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         assert_eq!(parse_checked("a: 1\n---\nb: 2\n", "p", 1 << 20).unwrap().len(), 2);
         assert!(parse_checked("{\"a\": 1} x", "p", 1 << 20).is_err());
+    }
+
+    /// JSON text of `v` with every object's keys in reverse order (serde_json writes them sorted).
+    fn reversed_json(v: &Value) -> String {
+        match v {
+            Value::Object(m) => {
+                let parts: Vec<String> = m
+                    .iter()
+                    .rev()
+                    .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), reversed_json(v)))
+                    .collect();
+                format!("{{{}}}", parts.join(","))
+            }
+            Value::Array(a) => format!("[{}]", a.iter().map(reversed_json).collect::<Vec<_>>().join(",")),
+            other => other.to_string(),
+        }
+    }
+
+    /// Every Pod-shaped object in the conformance cases (tests/cases), objects and document texts.
+    fn case_pods() -> Vec<Value> {
+        fn collect(v: &Value, out: &mut Vec<Value>) {
+            match v {
+                Value::Object(m) => {
+                    if m.get("spec").and_then(|s| s.get("containers")).is_some() {
+                        out.push(v.clone());
+                    }
+                    m.values().for_each(|v| collect(v, out));
+                }
+                Value::Array(a) => a.iter().for_each(|v| collect(v, out)),
+                Value::String(s) if s.contains("containers") => {
+                    if let Ok(docs) = parse_checked(s, "case", 1 << 22) {
+                        docs.iter()
+                            .filter(|d| !d.value.is_string())
+                            .for_each(|d| collect(&d.value, out));
+                    }
+                }
+                _ => {}
+            }
+        }
+        fn walk(dir: &std::path::Path, out: &mut Vec<Value>) {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for path in entries {
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    if let Ok(v) = serde_yaml_ng::from_str::<Value>(&text) {
+                        collect(&v, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases"),
+            &mut out,
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        out.retain(|v| seen.insert(v.to_string()));
+        out
+    }
+
+    /// Every object in `v` with its path (JSON pointer).
+    fn objects(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                out.push(at.to_owned());
+                for (k, v) in m {
+                    objects(
+                        v,
+                        &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                        out,
+                    );
+                }
+            }
+            Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    objects(v, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The one-pass read gives the value path's object and problems, on every Pod of the
+    /// conformance cases as JSON (keys sorted and reversed) and on variants of them with unknown
+    /// fields, `null`s and a known field set to `null` at every object.
+    #[test]
+    fn the_tracked_read_agrees_with_the_value_path() {
+        let pods = case_pods();
+        let (mut compared, mut with_problems) = (0, 0);
+        let mut check = |json: &str| {
+            let Some(fast) = read_tracked::<Pod>(json) else {
+                return;
+            };
+            let mut docs = parse_checked(json, "p", 1 << 22).unwrap();
+            let slow: Validated<Pod> =
+                validate_value(docs.remove(0), "p", "v1", "Pod").unwrap_or_else(|e| panic!("{json}: {e}"));
+            assert_eq!(fast.object, slow.object, "{json}");
+            assert_eq!(fast.problems, slow.problems, "{json}");
+            compared += 1;
+            with_problems += usize::from(!fast.problems.is_empty());
+        };
+        for pod in &pods {
+            check(&pod.to_string());
+            check(&reversed_json(pod));
+            let mut places = Vec::new();
+            objects(pod, "", &mut places);
+            for (i, place) in places.iter().enumerate() {
+                let mut v = pod.clone();
+                let obj = v.pointer_mut(place).and_then(Value::as_object_mut).unwrap();
+                if i % 2 == 0 {
+                    obj.insert("zzBogus".into(), Value::String("s".into()));
+                    obj.insert("aaBogus".into(), Value::Null);
+                    obj.insert("mmBogus".into(), serde_json::json!({"x": [null, {"y": 1}]}));
+                } else if let Some(first) = obj.values_mut().next() {
+                    *first = Value::Null;
+                }
+                check(&v.to_string());
+                check(&reversed_json(&v));
+            }
+        }
+        assert!(
+            pods.len() > 300 && compared > 5000 && with_problems > 2000,
+            "{} {compared} {with_problems}",
+            pods.len()
+        );
     }
 }

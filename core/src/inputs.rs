@@ -93,6 +93,9 @@ pub fn read_documents(
     level: FieldValidation,
     max_bytes: u64,
 ) -> Result<Vec<Document>, InputError> {
+    if let Some(doc) = read_tracked_document(text, input, kind, level, max_bytes)? {
+        return Ok(vec![doc]);
+    }
     let docs = fv::parse_checked(text, input, max_bytes)?;
     let source = json_source(text, input, max_bytes)?;
     if kind == DocumentKind::Pod {
@@ -124,7 +127,7 @@ pub fn read_documents(
         ..Document::default()
     };
     let problems = match kind {
-        DocumentKind::Node => fv::validate_value::<Node>(doc, source, input, "v1", "Node").map(|v| {
+        DocumentKind::Node => fv::validate_value::<Node>(doc, input, "v1", "Node").map(|v| {
             name_from(&v.object.metadata, &mut out);
             v.problems
         }),
@@ -136,6 +139,38 @@ pub fn read_documents(
     };
     settle(&mut out, problems, level);
     Ok(vec![out])
+}
+
+/// A JSON input that is one Pod or Node, read in one pass with its unknown fields
+/// ([`fv::read_tracked`]), keeping its own text as the document's JSON; `None` for anything
+/// else (YAML, a list, a repeated key, a numeric quantity, an error to word …), which the value
+/// path reads.
+fn read_tracked_document(
+    text: &str,
+    input: &str,
+    kind: DocumentKind,
+    level: FieldValidation,
+    max_bytes: u64,
+) -> Result<Option<Document>, InputError> {
+    let crate::document::Syntax::Json(json) = crate::document::syntax(text, input, max_bytes)? else {
+        return Ok(None);
+    };
+    let read = match kind {
+        DocumentKind::Pod => fv::read_tracked::<Pod>(json).map(|v| (v.object.metadata, v.problems)),
+        DocumentKind::Node => fv::read_tracked::<Node>(json).map(|v| (v.object.metadata, v.problems)),
+        _ => None,
+    };
+    let Some((meta, problems)) = read else {
+        return Ok(None);
+    };
+    let mut out = Document {
+        index: 1,
+        json: json.to_owned(),
+        ..Document::default()
+    };
+    name_from(&meta, &mut out);
+    settle(&mut out, Ok(problems), level);
+    Ok(Some(out))
 }
 
 /// The JSON text of a JSON input (without leading blanks), `None` for YAML.
@@ -246,8 +281,7 @@ fn pod_document(item: Item<'_>, input: &str, level: FieldValidation, index: u32)
         value: item.value,
         duplicates: item.duplicates,
     };
-    let problems =
-        fv::validate_value::<Pod>(checked, item.text, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
+    let problems = fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
     settle(&mut out, problems, level);
     out
 }
