@@ -16,6 +16,12 @@
 //! raised where serde_json raises them, so they carry the same message and position as a plain
 //! decoding. A repeated key is only noted: the decoding goes on and keeps its last value, as
 //! serde_json does (the caller reads such a text the general way, [`Report::repeated`]).
+//!
+//! The wrappers' forwarding methods are `#[inline]` in native builds only: without the hint the
+//! inliner kept the tracking-off decoding's key, object and option paths out of line (+29 k
+//! instructions per 5-container review, BENCHMARKS step 6d; with it −16 k, step 7a). The
+//! size-first component builds (wasm) keep their own inlining: with the hint the shipped
+//! component was +7 KB gzip -9.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
@@ -34,6 +40,7 @@ thread_local! {
     static STATE: RefCell<State> = const { RefCell::new(State::new()) };
 }
 
+#[cfg_attr(not(target_family = "wasm"), inline)]
 fn on() -> bool {
     ON.get()
 }
@@ -214,6 +221,7 @@ fn hook_unknown() {
 }
 
 /// Run `read` (a list's or an object's visitor) with its frame open (when tracking).
+#[cfg_attr(not(target_family = "wasm"), inline)]
 fn framed<R>(open: fn(), read: impl FnOnce() -> R) -> R {
     let on = on();
     if on {
@@ -262,6 +270,7 @@ struct Wrap<X>(X);
 /// `Deserializer` methods that hand the inner deserializer the visitor wrapped in `$wrap`.
 macro_rules! forward_deserialize {
     ($wrap:ident; $($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        #[cfg_attr(not(target_family = "wasm"), inline)]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
             self.0.$method($($arg,)* $wrap(visitor))
         }
@@ -320,10 +329,12 @@ macro_rules! forward_bytes_and_units {
             visit_byte_buf(Vec<u8>);
         }
 
+        #[cfg_attr(not(target_family = "wasm"), inline)]
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
             self.0.visit_none()
         }
 
+        #[cfg_attr(not(target_family = "wasm"), inline)]
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
             self.0.visit_unit()
         }
@@ -368,6 +379,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Tracked<D> {
         visitor.visit_unit()
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
     }
@@ -376,6 +388,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Tracked<D> {
 /// `Visitor` methods that hand the value on to the wrapped visitor.
 macro_rules! forward_visit {
     ($($method:ident($ty:ty);)*) => {$(
+        #[cfg_attr(not(target_family = "wasm"), inline)]
         fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
             self.0.$method(v)
         }
@@ -395,22 +408,27 @@ impl<'de, X: Visitor<'de>> Visitor<'de> for Wrap<X> {
 
     forward_bytes_and_units!();
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<X::Value, D::Error> {
         self.0.visit_some(Tracked(de))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<X::Value, D::Error> {
         self.0.visit_newtype_struct(Tracked(de))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<X::Value, A::Error> {
         framed(hook_open_list, || self.0.visit_seq(List(seq)))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<X::Value, A::Error> {
         framed(hook_open_object, || self.0.visit_map(Wrap(map)))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<X::Value, A::Error> {
         self.0.visit_enum(Wrap(data))
     }
@@ -422,6 +440,7 @@ struct List<A>(A);
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for List<A> {
     type Error = A::Error;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, A::Error> {
         if on() {
             hook_next_index();
@@ -429,6 +448,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for List<A> {
         self.0.next_element_seed(Wrap(seed))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn size_hint(&self) -> Option<usize> {
         self.0.size_hint()
     }
@@ -438,14 +458,17 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for List<A> {
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Wrap<A> {
     type Error = A::Error;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
         self.0.next_key_seed(Key(seed))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         self.0.next_value_seed(Wrap(seed))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn size_hint(&self) -> Option<usize> {
         self.0.size_hint()
     }
@@ -454,6 +477,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Wrap<A> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrap<S> {
     type Value = S::Value;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.0.deserialize(Tracked(de))
     }
@@ -463,6 +487,7 @@ impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for Wrap<A> {
     type Error = A::Error;
     type Variant = Wrap<A::Variant>;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
         let (value, variant) = self.0.variant_seed(seed)?;
         Ok((value, Wrap(variant)))
@@ -472,18 +497,22 @@ impl<'de, A: EnumAccess<'de>> EnumAccess<'de> for Wrap<A> {
 impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Wrap<A> {
     type Error = A::Error;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn unit_variant(self) -> Result<(), A::Error> {
         self.0.unit_variant()
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
         self.0.newtype_variant_seed(Wrap(seed))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
         self.0.tuple_variant(len, Wrap(visitor))
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn struct_variant<V: Visitor<'de>>(
         self,
         fields: &'static [&'static str],
@@ -501,6 +530,7 @@ struct Key<K>(K);
 impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for Key<K> {
     type Value = K::Value;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
         self.0.deserialize(KeyDe(de))
     }
@@ -518,12 +548,14 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<D> {
     forward_deserialize_all!(KeyVisitor);
     forward_deserialize! { KeyVisitor; deserialize_ignored_any(); }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
     }
 }
 
 /// Note a key's text (when tracking).
+#[cfg_attr(not(target_family = "wasm"), inline)]
 fn capture(key: &str) {
     if on() {
         hook_key(key);
@@ -533,6 +565,7 @@ fn capture(key: &str) {
 /// `Visitor` methods that note the key's text (when tracking) and hand it on.
 macro_rules! forward_key_visit {
     ($($method:ident($ty:ty);)*) => {$(
+        #[cfg_attr(not(target_family = "wasm"), inline)]
         fn $method<E: de::Error>(self, v: $ty) -> Result<Self::Value, E> {
             if on() {
                 hook_key(&v.to_string());
@@ -545,16 +578,19 @@ macro_rules! forward_key_visit {
 impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<V> {
     type Value = V::Value;
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
         capture(v);
         self.0.visit_borrowed_str(v)
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
         capture(v);
         self.0.visit_str(v)
     }
 
+    #[cfg_attr(not(target_family = "wasm"), inline)]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         capture(&v);
         self.0.visit_string(v)
