@@ -27,6 +27,13 @@ use std::time::Instant;
 
 use podmut::{ComponentSource, Runtime, RuntimeOptions};
 
+/// The shipped static binary's allocator (host/src/main.rs), on every build of this example, so the
+/// native review and the host's side of each component call run as in the product: on the static
+/// build's musl malloc the native side took 1.7–2.2× as long, on glibc's ~24 % more instructions
+/// (BENCHMARKS.md, issue 16 "Step 7b").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// This thread's CPU time in ns (Linux's `/proc/thread-self/schedstat`), so that time spent
 /// waiting for a core on a shared machine is not counted; wall time where it cannot be read.
 ///

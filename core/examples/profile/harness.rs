@@ -1,12 +1,4 @@
-//! A loop over one podmut call, for profilers (`perf record`, `valgrind --tool=callgrind`) and
-//! for wall-clock best-of timings of native podmut-core.
-//!
-//! ```sh
-//! node web/bench/fixture.mjs 5 > review5.json
-//! cargo build --release -p podmut-core --example profile
-//! target/release/examples/profile review review5.json 2000        # best-of batches, µs per call
-//! valgrind --tool=callgrind target/release/examples/profile review review5.json 20
-//! ```
+//! The loop both `profile` examples run (one harness, so the two differ only in the allocator).
 //!
 //! Modes: `review FILE N` (`admission.review` on an AdmissionReview), `check OLD NEW N`
 //! (`validate.check` on two Pod documents).
@@ -19,7 +11,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-fn main() {
+/// Runs the mode the arguments name and prints the best batch.
+pub(crate) fn run() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
     let (call, n): (Box<dyn Fn()>, usize) = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
