@@ -581,7 +581,7 @@ pub(crate) fn read_pod(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use k8s_openapi::api::core::v1::{Node, Pod};
 
     use super::*;
@@ -725,7 +725,7 @@ mod tests {
     }
 
     /// Every Pod-shaped object in the conformance cases (tests/cases), objects and document texts.
-    fn case_pods() -> Vec<Value> {
+    pub(crate) fn case_pods() -> Vec<Value> {
         fn collect(v: &Value, out: &mut Vec<Value>) {
             match v {
                 Value::Object(m) => {

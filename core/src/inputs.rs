@@ -9,10 +9,12 @@
 use std::fmt;
 
 use k8s_openapi::api::core::v1::{Node, Pod};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
 use crate::document::InputError;
 use crate::field_validation::{self as fv, CheckedValue, FieldProblem, FieldValidation, Segment, Validated};
+use crate::validation::{PodText, Subresource, Verdict, check_pod_texts};
 
 /// What a document is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,8 +95,120 @@ pub fn read_documents(
     level: FieldValidation,
     max_bytes: u64,
 ) -> Result<Vec<Document>, InputError> {
-    if let Some(doc) = read_tracked_document(text, input, kind, level, max_bytes)? {
-        return Ok(vec![doc]);
+    read_input(text, input, kind, level, max_bytes).map(Read::into_documents)
+}
+
+/// What [`read_and_check`] read, and its verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedDocuments {
+    /// The objects of the old input (none without one), as [`read_documents`] reads them.
+    pub old: Vec<Document>,
+    /// The objects of the new input.
+    pub new: Vec<Document>,
+    /// When each input holds one object and neither has an `error`: [`check_documents`] of the
+    /// two, and their `json` is empty (the caller has the text). `None`: the caller pairs the
+    /// objects and judges each pair with [`check_documents`].
+    ///
+    /// [`check_documents`]: crate::check_documents
+    pub verdict: Option<Result<Verdict, InputError>>,
+}
+
+/// `podmut check` on two inputs in one pass: [`read_documents`] of `old` (as `old-pod`) and `new`
+/// (as `new-pod`), Pods at `level`, then — when each holds one object that can be judged —
+/// [`check_documents`] of the pair, without decoding a JSON Pod a second time. The answer is
+/// exactly what those calls give: an error of reading is this function's error, an error of
+/// judging is the verdict's.
+///
+/// ```
+/// use podmut_core::{FieldValidation, Subresource, read_and_check};
+/// let old = r#"{"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#;
+/// let new = old.replace(r#""image":"i""#, r#""image":"j""#);
+/// let read = read_and_check(Some(old), &new, FieldValidation::Strict, Subresource::None, "", 1 << 20).unwrap();
+/// assert_eq!(read.new[0].name, "a");
+/// assert!(read.verdict.unwrap().unwrap().allowed);
+/// ```
+///
+/// [`check_documents`]: crate::check_documents
+pub fn read_and_check(
+    old: Option<&str>,
+    new: &str,
+    level: FieldValidation,
+    sub: Subresource,
+    settings: &str,
+    max_bytes: u64,
+) -> Result<CheckedDocuments, InputError> {
+    let mut old = old
+        .map(|t| read_input(t, "old-pod", DocumentKind::Pod, level, max_bytes))
+        .transpose()?;
+    let mut new = read_input(new, "new-pod", DocumentKind::Pod, level, max_bytes)?;
+    if !(new.judgeable() && old.as_ref().is_none_or(Read::judgeable)) {
+        return Ok(CheckedDocuments {
+            old: old.map_or_else(Vec::new, Read::into_documents),
+            new: new.into_documents(),
+            verdict: None,
+        });
+    }
+    let verdict = check_pod_texts(old.as_mut().map(Read::pod_text), new.pod_text(), sub, settings);
+    let without_json = |r: Read<'_>| {
+        let mut docs = r.docs;
+        docs.iter_mut().for_each(|d| d.json = String::new());
+        docs
+    };
+    Ok(CheckedDocuments {
+        old: old.map_or_else(Vec::new, without_json),
+        new: without_json(new),
+        verdict: Some(verdict),
+    })
+}
+
+/// The objects of one input as [`read_documents`] reads them, keeping the Pod of a JSON input
+/// read in one pass for [`read_and_check`].
+struct Read<'t> {
+    /// The objects; the JSON of the one in `tracked` is not filled in yet.
+    docs: Vec<Document>,
+    /// One JSON Pod read in one pass: its text (its document's JSON) and the Pod.
+    tracked: Option<(&'t str, Pod)>,
+}
+
+impl Read<'_> {
+    /// Objects read the value path's way (nothing kept).
+    fn values(docs: Vec<Document>) -> Self {
+        Self { docs, tracked: None }
+    }
+
+    /// The documents, each with its JSON.
+    fn into_documents(self) -> Vec<Document> {
+        let Self { mut docs, tracked } = self;
+        if let (Some((json, _)), Some(doc)) = (tracked, docs.first_mut()) {
+            doc.json = json.to_owned();
+        }
+        docs
+    }
+
+    /// The one object, when it is the whole input and can be judged.
+    fn judgeable(&self) -> bool {
+        matches!(&self.docs[..], [doc] if doc.error.is_none())
+    }
+
+    /// The one object's Pod for judging: decoded already, or its JSON text.
+    fn pod_text(&mut self) -> PodText<'_> {
+        match self.tracked.take() {
+            Some((json, pod)) => PodText::decoded(json, pod),
+            None => PodText::text(self.docs.first().map_or("", |d| d.json.as_str())),
+        }
+    }
+}
+
+/// [`read_documents`], keeping a Pod read in one pass.
+fn read_input<'t>(
+    text: &'t str,
+    input: &str,
+    kind: DocumentKind,
+    level: FieldValidation,
+    max_bytes: u64,
+) -> Result<Read<'t>, InputError> {
+    if let Some(read) = read_tracked_document(text, input, kind, level, max_bytes)? {
+        return Ok(read);
     }
     let docs = fv::parse_checked(text, input, max_bytes)?;
     let source = json_source(text, input, max_bytes)?;
@@ -106,11 +220,13 @@ pub fn read_documents(
                 "expected a Pod object, found no object",
             ));
         }
-        return Ok(items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| pod_document(item, input, level, index(i)))
-            .collect());
+        return Ok(Read::values(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| pod_document(item, input, level, index(i)))
+                .collect(),
+        ));
     }
     let mut docs: Vec<CheckedValue> = docs.into_iter().filter(|d| !d.value.is_null()).collect();
     if docs.len() != 1 {
@@ -138,39 +254,44 @@ pub fn read_documents(
         DocumentKind::Pod => Ok(Vec::new()),
     };
     settle(&mut out, problems, level);
-    Ok(vec![out])
+    Ok(Read::values(vec![out]))
 }
 
 /// A JSON input that is one Pod or Node, read in one pass with its unknown fields
-/// ([`fv::read_tracked`]), keeping its own text as the document's JSON; `None` for anything
-/// else (YAML, a list, a repeated key, a numeric quantity, an error to word …), which the value
-/// path reads.
-fn read_tracked_document(
-    text: &str,
+/// ([`fv::read_tracked`]), keeping its own text as the document's JSON (and a Pod, for
+/// [`read_and_check`]); `None` for anything else (YAML, a list, a repeated key, a numeric
+/// quantity, an error to word …), which the value path reads.
+fn read_tracked_document<'t>(
+    text: &'t str,
     input: &str,
     kind: DocumentKind,
     level: FieldValidation,
     max_bytes: u64,
-) -> Result<Option<Document>, InputError> {
+) -> Result<Option<Read<'t>>, InputError> {
     let crate::document::Syntax::Json(json) = crate::document::syntax(text, input, max_bytes)? else {
         return Ok(None);
     };
-    let read = match kind {
-        DocumentKind::Pod => fv::read_tracked::<Pod>(json).map(|v| (v.object.metadata, v.problems)),
-        DocumentKind::Node => fv::read_tracked::<Node>(json).map(|v| (v.object.metadata, v.problems)),
+    let document = |meta: &ObjectMeta, problems: Vec<FieldProblem>| {
+        let mut out = Document {
+            index: 1,
+            ..Document::default()
+        };
+        name_from(meta, &mut out);
+        settle(&mut out, Ok(problems), level);
+        out
+    };
+    Ok(match kind {
+        DocumentKind::Pod => fv::read_tracked::<Pod>(json).map(|v| Read {
+            docs: vec![document(&v.object.metadata, v.problems)],
+            tracked: Some((json, v.object)),
+        }),
+        DocumentKind::Node => fv::read_tracked::<Node>(json).map(|v| {
+            let mut doc = document(&v.object.metadata, v.problems);
+            doc.json = json.to_owned();
+            Read::values(vec![doc])
+        }),
         _ => None,
-    };
-    let Some((meta, problems)) = read else {
-        return Ok(None);
-    };
-    let mut out = Document {
-        index: 1,
-        json: json.to_owned(),
-        ..Document::default()
-    };
-    name_from(&meta, &mut out);
-    settle(&mut out, Ok(problems), level);
-    Ok(Some(out))
+    })
 }
 
 /// The JSON text of a JSON input (without leading blanks), `None` for YAML.
@@ -286,7 +407,7 @@ fn pod_document(item: Item<'_>, input: &str, level: FieldValidation, index: u32)
     out
 }
 
-fn name_from(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta, out: &mut Document) {
+fn name_from(meta: &ObjectMeta, out: &mut Document) {
     out.namespace = meta.namespace.clone().unwrap_or_default();
     out.name = meta.name.clone().unwrap_or_default();
 }
@@ -502,6 +623,89 @@ mod tests {
         assert_eq!(docs[0].json, r#"{"kind":"Pod"}"#);
         let docs = read("kind: Node\n", DocumentKind::Node, FieldValidation::Strict);
         assert_eq!(docs[0].json, r#"{"kind":"Node"}"#);
+    }
+
+    /// [`read_and_check`] by its definition: [`read_documents`] of each input, then — for one
+    /// object each without an error — [`crate::check_documents`] of their JSON.
+    fn two_calls(
+        old: Option<&str>,
+        new: &str,
+        level: FieldValidation,
+        sub: Subresource,
+        settings: &str,
+    ) -> Result<CheckedDocuments, InputError> {
+        let read = |text, input| read_documents(text, input, DocumentKind::Pod, level, 1 << 22);
+        let old = old.map(|t| read(t, "old-pod")).transpose()?;
+        let new = read(new, "new-pod")?;
+        let one = |docs: &[Document]| matches!(docs, [d] if d.error.is_none());
+        if !(one(&new) && old.as_deref().is_none_or(one)) {
+            return Ok(CheckedDocuments {
+                old: old.unwrap_or_default(),
+                new,
+                verdict: None,
+            });
+        }
+        let json = |docs: &[Document]| docs[0].json.clone();
+        let verdict = crate::check_documents(old.as_deref().map(json).as_deref(), &json(&new), sub, settings);
+        let emptied = |mut docs: Vec<Document>| {
+            docs[0].json.clear();
+            docs
+        };
+        Ok(CheckedDocuments {
+            old: old.map(emptied).unwrap_or_default(),
+            new: emptied(new),
+            verdict: Some(verdict),
+        })
+    }
+
+    /// One pass gives the two calls' documents and verdict, on every Pod of the conformance cases
+    /// as JSON, JSON with an unknown field and YAML, judged as a create and as an update to the
+    /// next Pod, at every validation level, under settings that validate fields themselves or
+    /// limit the size below the Pod's.
+    #[test]
+    fn reading_and_checking_in_one_pass_agrees_with_the_two_calls() {
+        let pods = crate::field_validation::tests::case_pods();
+        let texts: Vec<String> = pods
+            .iter()
+            .flat_map(|p| {
+                let mut unknown = p.clone();
+                if let Some(m) = unknown.as_object_mut() {
+                    m.insert("zzBogus".into(), Value::Bool(true));
+                }
+                [
+                    format!("  {p}"),
+                    unknown.to_string(),
+                    serde_yaml_ng::to_string(p).unwrap_or_default(),
+                ]
+            })
+            .collect();
+        let others = [
+            "kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n",
+            r#"{"kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[{"name":"c","image":"i"}]}}"#,
+            r#"[{"kind":"Pod","metadata":{"name":"a"}}]"#,
+            r#"{"kind":"Deployment"}"#,
+            "{",
+        ];
+        let texts: Vec<String> = others.iter().map(|t| (*t).to_owned()).chain(texts).collect();
+        let settings = ["", r#"{"fieldValidation":"warn"}"#, r#"{"maxInputBytes":200}"#];
+        let levels = [
+            FieldValidation::Strict,
+            FieldValidation::Warn,
+            FieldValidation::Ignore,
+        ];
+        let (mut compared, mut judged) = (0, 0);
+        for (i, new) in texts.iter().enumerate() {
+            let old = texts.get(i + 3).map(String::as_str);
+            let level = levels[i % 3];
+            let sub = Subresource::ALL[i % 5];
+            for (old, settings) in [(None, settings[i % 3]), (old, settings[(i + 1) % 3])] {
+                let one = read_and_check(old, new, level, sub, settings, 1 << 22);
+                assert_eq!(one, two_calls(old, new, level, sub, settings), "{old:?} -> {new}");
+                compared += 1;
+                judged += usize::from(one.is_ok_and(|c| c.verdict.is_some()));
+            }
+        }
+        assert!(compared > 2000 && judged > 1000, "{compared} {judged}");
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //!   request paths that run it, its upstream source and one line of text;
 //! - inputs: [`Settings`] and the document readers ([`parse_pod`], [`parse_text`], ...), whose
 //!   errors are an [`InputError`]; documents as users have them ([`read_documents`]: streams,
-//!   lists, with field validation like kubectl `--validate`, [`FieldValidation`]); patches as
+//!   lists, with field validation like kubectl `--validate`, [`FieldValidation`]; read and judged
+//!   in one pass by [`read_and_check`], `podmut check`'s one call); patches as
 //!   `kubectl patch` applies them ([`apply_patch`]); the AdmissionReview the API server would send
 //!   for a change ([`admission_request`]);
 //! - one report of a change end to end: [`plan`] (verdict, QoS, allocation, probes, statuses).
@@ -89,7 +90,7 @@ pub use allocation::{
 pub use document::{InputError, parse_pod, parse_text, pod_from_value, read_json_directly};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use field_validation::FieldValidation;
-pub use inputs::{Document, DocumentKind, read_documents};
+pub use inputs::{CheckedDocuments, Document, DocumentKind, read_and_check, read_documents};
 pub use patch::{PatchType, apply_patch};
 pub use plan::{Plan, PlanInput, QosChange, Section, plan};
 pub use probe_plan::{

@@ -205,12 +205,60 @@ pub fn check_documents(
     sub: Subresource,
     settings: &str,
 ) -> Result<Verdict, InputError> {
+    check_pod_texts(old.map(PodText::text), PodText::text(new), sub, settings)
+}
+
+/// A Pod document for [`check_documents`]: its text, and the Pod a reader already decoded from
+/// it, so that it is not decoded a second time ([`crate::read_and_check`]).
+pub(crate) struct PodText<'a> {
+    /// The document (JSON or YAML).
+    text: &'a str,
+    /// `text` decoded in one pass by the component's one JSON decoder (tracked, without a repeated
+    /// key): the Pod [`crate::parse_pod`] decodes from it.
+    pod: Option<Pod>,
+}
+
+impl<'a> PodText<'a> {
+    /// A document nobody has decoded yet.
+    pub(crate) fn text(text: &'a str) -> Self {
+        Self { text, pod: None }
+    }
+
+    /// A JSON document (without leading blanks) and the Pod decoded from it.
+    pub(crate) fn decoded(text: &'a str, pod: Pod) -> Self {
+        Self { text, pod: Some(pod) }
+    }
+
+    /// The Pod and its field warnings at `level`, as [`crate::field_validation::read_pod`] reads
+    /// them. Under `ignore` that is [`crate::parse_pod`]: the one-pass decoding of the same text,
+    /// so a Pod already decoded is that Pod (unless the text is over the settings' limit, which
+    /// `read_pod` refuses). Under `warn`/`strict` the text is read again, as before.
+    fn read(
+        self,
+        input: &str,
+        level: crate::FieldValidation,
+        limit: u64,
+    ) -> Result<(Pod, Vec<String>), InputError> {
+        match self.pod {
+            Some(pod) if level == crate::FieldValidation::Ignore && self.text.len() as u64 <= limit => {
+                Ok((pod, Vec::new()))
+            }
+            _ => crate::field_validation::read_pod(self.text, input, level, limit),
+        }
+    }
+}
+
+/// [`check_documents`] on Pods that may be decoded already.
+pub(crate) fn check_pod_texts(
+    old: Option<PodText<'_>>,
+    new: PodText<'_>,
+    sub: Subresource,
+    settings: &str,
+) -> Result<Verdict, InputError> {
     let settings = Settings::parse(settings)?;
     let (limit, level) = (settings.max_input_bytes, settings.field_validation);
-    let old = old
-        .map(|t| crate::field_validation::read_pod(t, "old-pod", level, limit))
-        .transpose()?;
-    let (new, mut warnings) = crate::field_validation::read_pod(new, "new-pod", level, limit)?;
+    let old = old.map(|p| p.read("old-pod", level, limit)).transpose()?;
+    let (new, mut warnings) = new.read("new-pod", level, limit)?;
     let (old, old_warnings) = old.map_or((None, Vec::new()), |(p, w)| (Some(p), w));
     let mut verdict = check(old, new, sub, &settings)?;
     // Field warnings first, as the API server sends them before admission's.

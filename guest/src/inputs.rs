@@ -1,13 +1,14 @@
-//! The `inputs` interface: documents as users have them, patches, AdmissionReview requests.
+//! The `inputs` interface: documents as users have them, patches, AdmissionReview requests; and
+//! the `documents` interface, `podmut check`'s reading and judging in one call.
 
 use podmut_core::DocumentKind;
 use podmut_core::FieldValidation;
 use podmut_core::PatchType;
 use podmut_core::{Operation, RequestOptions};
 
-use crate::bindings::exports::podmut::policy::inputs;
+use crate::bindings::exports::podmut::policy::{documents, inputs};
 use crate::bindings::podmut::policy::types;
-use crate::{Component, input_error_to_wit, sub_from_wit};
+use crate::{Component, input_error_to_wit, sub_from_wit, verdict_to_wit};
 
 /// The largest document read (the default settings' `maxInputBytes`, the API server's own limit).
 fn limit() -> u64 {
@@ -23,6 +24,19 @@ fn kind_from_wit(k: inputs::DocumentKind) -> DocumentKind {
         inputs::DocumentKind::RetryRequest => DocumentKind::RetryRequest,
         inputs::DocumentKind::StatusesRequest => DocumentKind::StatusesRequest,
     }
+}
+
+fn documents_to_wit(docs: Vec<podmut_core::Document>) -> Vec<inputs::Document> {
+    docs.into_iter()
+        .map(|d| inputs::Document {
+            index: d.index,
+            namespace: d.namespace,
+            name: d.name,
+            json: d.json,
+            warnings: d.warnings,
+            error: d.error,
+        })
+        .collect()
 }
 
 fn validation_from_wit(v: inputs::FieldValidation) -> FieldValidation {
@@ -47,18 +61,7 @@ impl inputs::Guest for Component {
             validation_from_wit(validation),
             limit(),
         )
-        .map(|docs| {
-            docs.into_iter()
-                .map(|d| inputs::Document {
-                    index: d.index,
-                    namespace: d.namespace,
-                    name: d.name,
-                    json: d.json,
-                    warnings: d.warnings,
-                    error: d.error,
-                })
-                .collect()
-        })
+        .map(documents_to_wit)
         .map_err(input_error_to_wit)
     }
 
@@ -96,5 +99,32 @@ impl inputs::Guest for Component {
         podmut_core::admission_request(old_pod.as_deref(), new_pod.as_deref(), &options, limit())
             .map(|v| v.to_string())
             .map_err(input_error_to_wit)
+    }
+}
+
+impl documents::Guest for Component {
+    fn read_and_check(
+        old_pod: Option<String>,
+        new_pod: String,
+        validation: inputs::FieldValidation,
+        sub: types::Subresource,
+        settings: String,
+    ) -> Result<documents::CheckedDocuments, types::InputError> {
+        podmut_core::read_and_check(
+            old_pod.as_deref(),
+            &new_pod,
+            validation_from_wit(validation),
+            sub_from_wit(sub),
+            &settings,
+            limit(),
+        )
+        .map(|read| documents::CheckedDocuments {
+            old: documents_to_wit(read.old),
+            new: documents_to_wit(read.new),
+            verdict: read
+                .verdict
+                .map(|v| v.map(|v| verdict_to_wit(&v)).map_err(input_error_to_wit)),
+        })
+        .map_err(input_error_to_wit)
     }
 }

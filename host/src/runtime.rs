@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use wasmtime::component::{Component, Linker, ResourceTable};
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
 };
@@ -23,9 +23,10 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
-use crate::bindings::exports::podmut::policy::{admission, inputs, node, policies, report, validate};
+use crate::bindings::exports::podmut::policy::{
+    admission, documents, inputs, node, policies, report, validate,
+};
 use crate::bindings::podmut::policy::types;
-use crate::bindings::{Policy, PolicyPre};
 use crate::error::{CallError, HostError};
 use crate::trap::NamesFile;
 
@@ -232,8 +233,12 @@ impl ResourceLimiter for Limiter {
 
 struct Inner {
     engine: Engine,
-    pre: PolicyPre<HostState>,
+    /// The linked component. Not the bindings' `PolicyPre`: that needs every export of the world,
+    /// and a component built before `documents` was added must still load ([`Runtime::read_and_check`]).
+    pre: InstancePre<HostState>,
     exports: ExportIndices,
+    /// `documents`, when the component exports it.
+    documents: Option<documents::GuestIndices>,
     options: RuntimeOptions,
     digest: String,
     size: usize,
@@ -255,14 +260,12 @@ trait Export: Sized {
         store: &mut Store<HostState>,
         instance: &wasmtime::component::Instance,
     ) -> wasmtime::Result<Self>;
-    /// The interface of an instance whose exports are all loaded.
-    fn of(policy: &Policy) -> &Self;
 }
 
 /// Declares [`ExportIndices`] (where each interface's functions are in the component, found
 /// once at load) and the [`Export`] implementation of each interface.
 macro_rules! exports {
-    ($($iface:ident => $getter:ident),* $(,)?) => {
+    ($($iface:ident),* $(,)?) => {
         /// Each exported interface's function indices, found once per loaded component.
         struct ExportIndices {
             $($iface: $iface::GuestIndices,)*
@@ -284,21 +287,17 @@ macro_rules! exports {
             ) -> wasmtime::Result<Self> {
                 indices.$iface.load(store, instance)
             }
-
-            fn of(policy: &Policy) -> &Self {
-                policy.$getter()
-            }
         })*
     };
 }
 
 exports! {
-    validate => podmut_policy_validate,
-    node => podmut_policy_node,
-    admission => podmut_policy_admission,
-    inputs => podmut_policy_inputs,
-    report => podmut_policy_report,
-    policies => podmut_policy_policies,
+    validate,
+    node,
+    admission,
+    inputs,
+    report,
+    policies,
 }
 
 /// A loaded, linked podmut component. Cheap to clone; every call gets a fresh instance.
@@ -374,8 +373,8 @@ impl Runtime {
         let mut linker: Linker<HostState> = Linker::new(&engine);
         add_to_linker(&mut linker).map_err(HostError::Link)?;
         let pre = linker.instantiate_pre(&component).map_err(HostError::Link)?;
-        let pre = PolicyPre::new(pre).map_err(HostError::Link)?;
-        let exports = ExportIndices::new(pre.instance_pre()).map_err(HostError::Link)?;
+        let exports = ExportIndices::new(&pre).map_err(HostError::Link)?;
+        let documents = documents::GuestIndices::new(&pre).ok();
         let ticker_alive = Arc::new(AtomicBool::new(true));
         spawn_epoch_ticker(engine.clone(), ticker_alive.clone());
         Ok(Self {
@@ -383,6 +382,7 @@ impl Runtime {
                 engine,
                 pre,
                 exports,
+                documents,
                 options,
                 digest,
                 size: bytes.len(),
@@ -436,13 +436,21 @@ impl Runtime {
         &self,
         f: impl FnOnce(&E, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
+        self.call_loaded(|store, instance| E::load(&self.inner.exports, store, instance), f)
+    }
+
+    /// [`Runtime::call`] with the interface loaded by `load`.
+    fn call_loaded<E, R>(
+        &self,
+        load: impl FnOnce(&mut Store<HostState>, &wasmtime::component::Instance) -> wasmtime::Result<E>,
+        f: impl FnOnce(&E, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, HostError> {
         let inner = &*self.inner;
         let (mut store, stderr) = self.new_store();
         let export = inner
             .pre
-            .instance_pre()
             .instantiate(&mut store)
-            .and_then(|instance| E::load(&inner.exports, &mut store, &instance))
+            .and_then(|instance| load(&mut store, &instance))
             .map_err(|e| classify(&e, &store, &stderr, inner))?;
         f(&export, &mut store).map_err(|e| classify(&e, &store, &stderr, inner))
     }
@@ -453,14 +461,17 @@ impl Runtime {
     pub fn instance(&self) -> Result<Instance, HostError> {
         let inner = &*self.inner;
         let (mut store, stderr) = self.new_store();
-        let policy = inner
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| classify(&e, &store, &stderr, inner))?;
+        let loaded = inner.pre.instantiate(&mut store).and_then(|instance| {
+            Ok(InstanceExports {
+                validate: validate::Guest::load(&inner.exports, &mut store, &instance)?,
+                admission: admission::Guest::load(&inner.exports, &mut store, &instance)?,
+            })
+        });
+        let exports = loaded.map_err(|e| classify(&e, &store, &stderr, inner))?;
         Ok(Instance {
             runtime: self.clone(),
             store,
-            policy,
+            exports,
             stderr,
         })
     }
@@ -528,6 +539,28 @@ impl Runtime {
     ) -> Result<Vec<inputs::Document>, CallError> {
         let r = self.call(|p: &inputs::Guest, s| p.call_read_documents(s, text, input, kind, validation))?;
         r.map_err(CallError::Input)
+    }
+
+    /// `documents.read-and-check`: `podmut check`'s two inputs read and judged in one call; `None`
+    /// when the component does not export it (one built before it was added: the caller then
+    /// calls [`Runtime::read_documents`] and [`Runtime::check`]).
+    pub fn read_and_check(
+        &self,
+        old: Option<&str>,
+        new: &str,
+        validation: inputs::FieldValidation,
+        sub: types::Subresource,
+        settings: &str,
+    ) -> Option<Result<documents::CheckedDocuments, CallError>> {
+        let indices = self.inner.documents.as_ref()?;
+        let r = self.call_loaded(
+            |store, instance| indices.load(store, instance),
+            |p: &documents::Guest, s| p.call_read_and_check(s, old, new, validation, sub, settings),
+        );
+        Some(
+            r.map_err(CallError::Host)
+                .and_then(|r| r.map_err(CallError::Input)),
+        )
     }
 
     /// `inputs.apply-patch`.
@@ -624,8 +657,14 @@ pub struct PlanRequest<'a> {
 pub struct Instance {
     runtime: Runtime,
     store: Store<HostState>,
-    policy: Policy,
+    exports: InstanceExports,
     stderr: MemoryOutputPipe,
+}
+
+/// The interfaces an [`Instance`] calls, loaded once.
+struct InstanceExports {
+    validate: validate::Guest,
+    admission: admission::Guest,
 }
 
 impl std::fmt::Debug for Instance {
@@ -637,14 +676,14 @@ impl std::fmt::Debug for Instance {
 }
 
 impl Instance {
-    fn call<E: Export, R>(
+    fn call<R>(
         &mut self,
-        f: impl FnOnce(&E, &mut Store<HostState>) -> wasmtime::Result<R>,
+        f: impl FnOnce(&InstanceExports, &mut Store<HostState>) -> wasmtime::Result<R>,
     ) -> Result<R, HostError> {
         let inner = &*self.runtime.inner;
         self.store
             .set_epoch_deadline(deadline_ticks(inner.options.deadline));
-        f(E::of(&self.policy), &mut self.store).map_err(|e| classify(&e, &self.store, &self.stderr, inner))
+        f(&self.exports, &mut self.store).map_err(|e| classify(&e, &self.store, &self.stderr, inner))
     }
 
     /// `validate.check` on this instance.
@@ -655,13 +694,13 @@ impl Instance {
         sub: types::Subresource,
         settings: &str,
     ) -> Result<types::Verdict, CallError> {
-        let r = self.call(|p: &validate::Guest, s| p.call_check(s, old, new, sub, settings))?;
+        let r = self.call(|p, s| p.validate.call_check(s, old, new, sub, settings))?;
         r.map_err(CallError::Input)
     }
 
     /// `admission.review` on this instance.
     pub fn review(&mut self, review: &str, settings: &str) -> Result<String, CallError> {
-        let r = self.call(|p: &admission::Guest, s| p.call_review(s, review, settings))?;
+        let r = self.call(|p, s| p.admission.call_review(s, review, settings))?;
         r.map_err(CallError::Input)
     }
 }

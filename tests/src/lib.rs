@@ -30,6 +30,7 @@ pub mod patch;
 pub mod plan;
 pub mod probes;
 pub mod qos;
+pub mod read_and_check;
 pub mod review;
 pub mod review_request;
 pub mod statuses;
@@ -50,7 +51,17 @@ pub struct Area {
 
 /// The area a case directory belongs to.
 pub fn area_for(name: &str) -> Area {
-    match name {
+    own_area(name).unwrap_or(check::AREA)
+}
+
+/// Whether a case directory holds `check` cases (every area without a module of its own).
+pub fn is_check_area(name: &str) -> bool {
+    own_area(name).is_none()
+}
+
+/// The area of a directory with a module of its own.
+fn own_area(name: &str) -> Option<Area> {
+    Some(match name {
         "qos" => qos::AREA,
         "allocate" => allocate::AREA,
         "probes" => probes::AREA,
@@ -61,8 +72,8 @@ pub fn area_for(name: &str) -> Area {
         "plan" => plan::AREA,
         "review-request" => review_request::AREA,
         "vap" => vap::AREA,
-        _ => check::AREA,
-    }
+        _ => return None,
+    })
 }
 
 /// A native input error as an answer: `{"inputError": {"kind", "input", "message"}}`.

@@ -7,7 +7,9 @@
 //! that core's generated fixture counts are current (bless rewrites them), and
 //! `rules/table-through-the-component` that the component's `report.rules` is core's table, and
 //! `vap/schema-table` that core's generated Pod schema table (`core/src/vap/schema.rs`) is what
-//! k8s-openapi says (bless rewrites it).
+//! k8s-openapi says (bless rewrites it), and `check/read-and-check-is-read-documents-then-check`
+//! that `documents.read-and-check` answers as `read-documents` and `check` do (natively and
+//! through the component).
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -43,6 +45,12 @@ fn main() -> std::process::ExitCode {
     let schema = Trial::test("vap/schema-table", move || {
         podmut_conformance::vap_schema::check(bless).map_err(Failed::from)
     });
+    let read_and_check = {
+        let cases = cases.clone();
+        Trial::test("check/read-and-check-is-read-documents-then-check", move || {
+            podmut_conformance::read_and_check::check(&cases).map_err(Failed::from)
+        })
+    };
     let trials: Vec<Trial> = cases
         .into_iter()
         .map(|c| {
@@ -51,7 +59,7 @@ fn main() -> std::process::ExitCode {
                 podmut_conformance::run_case(&c, bless).map_err(Failed::from)
             })
         })
-        .chain([coverage, counts, table, schema])
+        .chain([coverage, counts, table, schema, read_and_check])
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }

@@ -1,7 +1,7 @@
 //! `podmut check`: validate Pod creates or updates on a request path, given as Pod files (one or
 //! several Pods each) or as an old Pod and a patch.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
@@ -194,20 +194,16 @@ impl Outcome {
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let runtime = a.policy.runtime()?;
-    let old = a
-        .old
-        .as_ref()
-        .map(|p| read_file(&runtime, p, "--old", "old-pod", DocumentKind::Pod, a.validate))
-        .transpose()?;
-    let (jobs, single) = match (&a.new, old) {
-        (Some(path), old) => {
-            let new = read_file(&runtime, path, "--new", "new-pod", DocumentKind::Pod, a.validate)?;
+    let (jobs, single, mut judged) = match (&a.new, &a.old) {
+        (Some(path), _) => {
+            let ReadPair { old, new, verdict } = read_pair(&runtime, a, path, &settings)?;
             let single = new.docs.len() == 1 && old.as_ref().is_none_or(|o| o.docs.len() == 1);
-            (pair(old, &new, single), single)
+            (pair(old, &new, single), single, verdict)
         }
-        (None, Some(old)) => {
+        (None, Some(path)) => {
+            let old = read_file(&runtime, path, "--old", "old-pod", DocumentKind::Pod, a.validate)?;
             let single = old.docs.len() == 1;
-            (patch_jobs(&runtime, a, &old)?, single)
+            (patch_jobs(&runtime, a, &old)?, single, None)
         }
         (None, None) => {
             return Err(Failure::input(
@@ -233,8 +229,14 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
         ("settings", settings_source),
     ];
     let mut results = Vec::with_capacity(jobs.len());
+    let request = Request {
+        sub: a.subresource,
+        settings: &settings,
+        files: &files,
+        single,
+    };
     for job in jobs {
-        let outcome = judge(&runtime, &job, a.subresource, &settings, &files, single)?;
+        let outcome = judge(&runtime, &job, &request, judged.take())?;
         results.push((job, outcome));
     }
     let show_new = a.show_new && (a.patch.is_some() || a.patch_file.is_some());
@@ -245,16 +247,100 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     Ok(results.iter().map(|(_, o)| o.exit_code()).max().unwrap_or(0))
 }
 
-/// Judge one job. With a single Pod pair an input error is the command's error (exit 2, the message
-/// naming the file), as it always was; among several it stays with its item.
+/// --old (when given) and --new read as Pods. Through `documents.read-and-check` where the
+/// component has it: one call that also judges the pair when each file holds one Pod (the
+/// verdict, or the input error of judging it, is returned); else `inputs.read-documents` of
+/// each. Either way the same documents, errors and verdict.
+fn read_pair(runtime: &Runtime, a: &CheckArgs, new_path: &Path, settings: &str) -> Result<ReadPair, Failure> {
+    let old_text = a.old.as_ref().map(|p| read_input(p, "--old")).transpose()?;
+    let old_file = a.old.as_ref().map(|p| display(p, "--old"));
+    let new_file = display(new_path, "--new");
+    let read_old =
+        |text: &str, file: &str| read_text(runtime, text, file, "old-pod", DocumentKind::Pod, a.validate);
+    let new_text = match read_input(new_path, "--new") {
+        Ok(text) => text,
+        Err(unreadable) => {
+            // --old is read before --new: a problem in it is reported first.
+            if let (Some(text), Some(file)) = (&old_text, &old_file) {
+                read_old(text, file)?;
+            }
+            return Err(unreadable);
+        }
+    };
+    let level = a.validate.level();
+    let Some(checked) =
+        runtime.read_and_check(old_text.as_deref(), &new_text, level, a.subresource, settings)
+    else {
+        // A component without `documents` (given with --policy): one call per file, then `check`.
+        let old = match (&old_text, old_file) {
+            (Some(text), Some(file)) => Some(read_old(text, &file)?),
+            _ => None,
+        };
+        let new = read_text(
+            runtime,
+            &new_text,
+            &new_file,
+            "new-pod",
+            DocumentKind::Pod,
+            a.validate,
+        )?;
+        return Ok(ReadPair {
+            old,
+            new,
+            verdict: None,
+        });
+    };
+    let inputs = [
+        ("old-pod", old_file.as_deref().unwrap_or_default()),
+        ("new-pod", new_file.as_str()),
+    ];
+    let checked = checked.map_err(|e| Failure::from_call(e, &inputs))?;
+    Ok(ReadPair {
+        old: old_file.map(|file| ReadFile {
+            file,
+            docs: checked.old,
+        }),
+        new: ReadFile {
+            file: new_file,
+            docs: checked.new,
+        },
+        verdict: checked.verdict.map(|v| v.map_err(CallError::Input)),
+    })
+}
+
+/// --old and --new as read, and the verdict on the pair when the component gave it.
+struct ReadPair {
+    old: Option<ReadFile>,
+    new: ReadFile,
+    /// `check` of the one Pod of each file (`documents.read-and-check` judged them).
+    verdict: Option<Result<Verdict, CallError>>,
+}
+
+/// What every job of one `podmut check` is judged under.
+struct Request<'a> {
+    sub: Subresource,
+    settings: &'a str,
+    /// The component's input names and the files they name in messages.
+    files: &'a [(&'a str, String)],
+    /// One Pod pair: an input error is the command's.
+    single: bool,
+}
+
+/// Judge one job (`judged`: its verdict from `read_pair`, when it gave one). With a single Pod
+/// pair an input error is the command's error (exit 2, the message naming the file), as it always
+/// was; among several it stays with its item.
 fn judge(
     runtime: &Runtime,
     job: &Job,
-    sub: Subresource,
-    settings: &str,
-    files: &[(&str, String)],
-    single: bool,
+    request: &Request<'_>,
+    judged: Option<Result<Verdict, CallError>>,
 ) -> Result<Outcome, Failure> {
+    let Request {
+        sub,
+        settings,
+        files,
+        single,
+    } = *request;
     if let Some(e) = &job.error {
         if !single {
             return Ok(Outcome::Failed(e.clone()));
@@ -271,7 +357,8 @@ fn judge(
     let Some(new) = &job.new else {
         return Ok(Outcome::Failed("nothing to judge".into()));
     };
-    match runtime.check(job.old.as_deref(), new, sub, settings) {
+    let verdict = judged.unwrap_or_else(|| runtime.check(job.old.as_deref(), new, sub, settings));
+    match verdict {
         Ok(verdict) => Ok(Outcome::Judged {
             verdict,
             warnings: job.warnings.clone(),

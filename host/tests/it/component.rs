@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use podmut::types::{QosOptions, Subresource};
+use podmut::types::{FieldValidation, QosOptions, Subresource};
 use podmut::{ComponentSource, Runtime};
 
-use crate::support::{embedded, pod, review, runtime_options};
+use crate::support::{embedded, expect_bad_input, pod, review, run, runtime_options, tempdir, write};
 
 #[test]
 fn imports_only_cli_io_and_the_standard_library_needs() {
@@ -34,6 +34,7 @@ fn imports_only_cli_io_and_the_standard_library_needs() {
         "podmut:policy/admission@0.1.0",
         "podmut:policy/inputs@0.1.0",
         "podmut:policy/report@0.1.0",
+        "podmut:policy/documents@0.1.0",
     ] {
         assert!(exports.iter().any(|x| x == e), "missing export {e}: {exports:?}");
     }
@@ -115,5 +116,44 @@ fn a_trap_names_the_guest_functions_it_went_through() {
     assert!(
         frames.iter().any(|f| f.contains("review")),
         "the backtrace names the guest's review function: {message}"
+    );
+}
+
+/// A component built before `documents` was added (tests/misbehave stands for one) still loads,
+/// and `podmut check` then reads its files with `inputs.read-documents` (which misbehave does not
+/// implement) instead of `documents.read-and-check`.
+#[test]
+fn a_component_without_documents_is_read_with_read_documents() {
+    let pod = r#"{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"a","image":"x"}]}}"#;
+    let read =
+        |rt: &Runtime| rt.read_and_check(Some(pod), pod, FieldValidation::Strict, Subresource::None, "");
+    let verdict = read(&embedded()).expect("the embedded component exports documents");
+    assert!(verdict.unwrap().verdict.unwrap().unwrap().allowed);
+    let older = Runtime::load(
+        &ComponentSource::Bytes(Arc::new(podmut_misbehave::COMPONENT.to_vec())),
+        runtime_options(),
+    )
+    .unwrap();
+    assert!(read(&older).is_none());
+    let dir = tempdir();
+    let (file, wasm) = (
+        write(dir.path(), "p.json", pod),
+        dir.path().join("misbehave.wasm"),
+    );
+    std::fs::write(&wasm, podmut_misbehave::COMPONENT).unwrap();
+    let arg = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let out = run(&[
+        "check",
+        "--old",
+        &arg(&file),
+        "--new",
+        &arg(&file),
+        "--policy",
+        &arg(&wasm),
+        "--no-cache",
+    ]);
+    expect_bad_input(
+        &out,
+        "not implemented in this component: podmut-misbehave implements admission.review only",
     );
 }

@@ -18,7 +18,8 @@
 //! | `podmut-misbehave-remember` | allows, with a warning telling what earlier calls left in this instance's memory |
 //! | anything else               | allows the request, echoing its uid                 |
 //!
-//! Every other function answers `not-implemented`.
+//! Every other function answers `not-implemented`. It does not export `documents` (the
+//! `policy` world before that interface was added).
 
 #[cfg(not(target_arch = "wasm32"))]
 /// The misbehaving component (`wasm32-wasip2`), built by `build.rs`.
@@ -38,7 +39,23 @@ mod guest {
     mod bindings {
         wit_bindgen::generate!({
             path: "../../wit",
-            world: "policy",
+            // The `policy` world as it was before `documents` was added: this component also
+            // stands for one built then, which hosts must still run (podmut's host then reads and
+            // judges with `inputs.read-documents` and `validate.check`).
+            inline: "
+                package podmut:misbehave;
+                world policy-before-documents {
+                    export podmut:policy/validate@0.1.0;
+                    export podmut:policy/node@0.1.0;
+                    export podmut:policy/admission@0.1.0;
+                    export podmut:policy/inputs@0.1.0;
+                    export podmut:policy/report@0.1.0;
+                    export podmut:policy/policies@0.1.0;
+                }
+            ",
+            world: "policy-before-documents",
+            // The world is in this inline package; the interfaces it exports are podmut's.
+            generate_all,
         });
         use super::Component;
         export!(Component);
