@@ -1,7 +1,8 @@
 //! The loop both `profile` examples run (one harness, so the two differ only in the allocator).
 //!
 //! Modes: `review FILE N` (`admission.review` on an AdmissionReview), `check OLD NEW N`
-//! (`validate.check` on two Pod documents).
+//! (`validate.check` on two Pod documents), `read-and-check OLD NEW N` (`podmut check`'s one guest
+//! call: both inputs read under strict field validation, then judged).
 #![expect(
     clippy::expect_used,
     clippy::panic,
@@ -39,7 +40,26 @@ pub(crate) fn run() {
                 n.parse().expect("N"),
             )
         }
-        _ => panic!("usage: profile review FILE N | profile check OLD NEW N"),
+        ["read-and-check", old, new, n] => {
+            let (old, new) = (read(old), read(new));
+            (
+                Box::new(move || {
+                    black_box(
+                        podmut_core::read_and_check(
+                            Some(&old),
+                            &new,
+                            podmut_core::FieldValidation::Strict,
+                            podmut_core::Subresource::None,
+                            "",
+                            podmut_core::Settings::default().max_input_bytes,
+                        )
+                        .expect("read-and-check"),
+                    );
+                }),
+                n.parse().expect("N"),
+            )
+        }
+        _ => panic!("usage: profile review FILE N | profile check|read-and-check OLD NEW N"),
     };
     // Best of 5 batches of n calls: the least-disturbed batch on a shared machine.
     let best = (0..5)

@@ -54,87 +54,144 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
 pub(crate) struct Report {
     /// The paths of the fields the type skipped, in the order read.
     pub unknown: Vec<Vec<Segment>>,
-    /// A key was given twice in one object.
+    /// A key was given twice in one object — or, rarely, two keys of one object longer than 16
+    /// bytes share their length and first and last 8 bytes ([`Print`]): the caller reads such a
+    /// text the general way, which names exactly the keys given twice.
     pub repeated: bool,
+}
+
+/// A key's print: its length and its first and last (up to) 8 bytes. Equal keys have equal
+/// prints, and keys of up to 16 bytes (nearly all of a Pod's) have equal prints only when equal;
+/// longer keys may share a print, which only sends the text to the general path (see
+/// [`Report::repeated`]). Comparing prints costs a few instructions per key where comparing
+/// the keys' text cost a `memcmp` call, and keeps no copy of the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Print(usize, u64, u64);
+
+impl Print {
+    /// Loads whole words (no copy call): keys of 4 to 7 bytes are their first and last 4 bytes,
+    /// shorter ones their bytes one by one.
+    fn of(key: &str) -> Self {
+        let b = key.as_bytes();
+        let n = b.len();
+        let u64_at = |at: usize| {
+            b.get(at..at + 8)
+                .and_then(|w| <[u8; 8]>::try_from(w).ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let u32_at = |at: usize| {
+            b.get(at..at + 4)
+                .and_then(|w| <[u8; 4]>::try_from(w).ok())
+                .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+        };
+        match n {
+            8.. => Self(n, u64_at(0), u64_at(n - 8)),
+            4..8 => Self(n, u32_at(0) | u32_at(n - 4) << 32, 0),
+            _ => Self(n, b.iter().fold(0, |w, &c| w << 8 | u64::from(c)), 0),
+        }
+    }
+}
+
+/// Where a key's text is: in the decoded input (as serde_json hands on a key without escapes) or
+/// in [`State::owned`].
+#[derive(Clone, Copy, Debug)]
+enum Text {
+    /// Bytes `at..at + len` of the input.
+    Input(usize, usize),
+    /// Bytes `at..at + len` of [`State::owned`].
+    Owned(usize, usize),
+}
+
+/// A step of a path noted while decoding: a key of the input is resolved once the decoding ends.
+#[derive(Debug)]
+enum Step {
+    /// A segment known already.
+    Done(Segment),
+    /// The key at bytes `at..at + len` of the input.
+    Input(usize, usize),
 }
 
 /// The tracked decoding's state.
 #[derive(Debug)]
 struct State {
-    /// The text of the keys of the objects open now, outermost first, one after the other.
-    text: String,
-    /// Each of those keys: where it is in `text`.
-    keys: Vec<(usize, usize)>,
+    /// Where the input is in memory (its address and length): a key inside it is noted by its
+    /// place, not copied.
+    input: (usize, usize),
+    /// The prints of the keys of the objects open now, outermost first, one after the other.
+    prints: Vec<Print>,
+    /// The text of the open objects' last keys that are not slices of the input (escaped keys).
+    owned: String,
     /// The objects and lists open now, outermost first: the path of the value being read is
     /// each object's last key and each list's current index.
     frames: Vec<Frame>,
-    /// What has been noted.
-    report: Report,
+    /// The paths of the unknown fields, their input keys not resolved yet.
+    unknown: Vec<Vec<Step>>,
+    /// A key repeated (or a shared print, [`Print`]).
+    repeated: bool,
 }
 
 /// An open object or list.
 #[derive(Debug)]
 enum Frame {
-    /// An object: its first key's index in [`State::keys`] (the keys after it up to the next
-    /// object's are its own), and its keys as a set once it has more than [`LARGE`].
-    Object(usize, Option<BTreeSet<String>>),
+    /// An object.
+    Object {
+        /// Its first key's index in [`State::prints`] (the prints after it up to the next
+        /// object's are its own).
+        start: usize,
+        /// The length of [`State::owned`] when it opened.
+        owned: usize,
+        /// Its last key, once it has one.
+        last: Option<Text>,
+        /// Its keys' prints as a set, once it has more than [`LARGE`].
+        large: Option<BTreeSet<Print>>,
+    },
     /// A list and the index of the element being read (`None` before the first).
     List(Option<usize>),
 }
 
-/// Beyond this many keys an object's keys are also kept in a set.
+/// Beyond this many keys an object's keys' prints are also kept in a set.
 const LARGE: usize = 32;
 
 impl State {
     const fn new() -> Self {
         Self {
-            text: String::new(),
-            keys: Vec::new(),
+            input: (0, 0),
+            prints: Vec::new(),
+            owned: String::new(),
             frames: Vec::new(),
-            report: Report {
-                unknown: Vec::new(),
-                repeated: false,
-            },
+            unknown: Vec::new(),
+            repeated: false,
         }
-    }
-
-    fn key(&self, i: usize) -> &str {
-        self.keys
-            .get(i)
-            .and_then(|&(a, b)| self.text.get(a..b))
-            .unwrap_or_default()
     }
 
     /// Note a key of the innermost open object, and whether it repeats one of its keys.
     fn note_key(&mut self, key: &str) {
-        let Some(Frame::Object(start, large)) = self.frames.last_mut() else {
+        let Some(Frame::Object {
+            start,
+            owned,
+            last,
+            large,
+        }) = self.frames.last_mut()
+        else {
             return;
         };
-        let start = *start;
-        let given = start..self.keys.len();
+        *last = Some(place(self.input, &mut self.owned, *owned, key));
+        let print = Print::of(key);
+        let given = self.prints.get(*start..).unwrap_or_default();
         let repeated = match large {
-            Some(set) => !set.insert(key.to_owned()),
+            Some(set) => !set.insert(print),
             None => {
-                let text = &self.text;
-                let span = |i: usize| {
-                    self.keys
-                        .get(i)
-                        .and_then(|&(a, b)| text.get(a..b))
-                        .unwrap_or_default()
-                };
-                let repeated = given.clone().any(|i| span(i) == key);
+                let repeated = given.contains(&print);
                 if given.len() >= LARGE {
-                    let mut set: BTreeSet<String> = given.map(|i| span(i).to_owned()).collect();
-                    set.insert(key.to_owned());
+                    let mut set: BTreeSet<Print> = given.iter().copied().collect();
+                    set.insert(print);
                     *large = Some(set);
                 }
                 repeated
             }
         };
-        let at = self.text.len();
-        self.text.push_str(key);
-        self.keys.push((at, self.text.len()));
-        self.report.repeated |= repeated;
+        self.prints.push(print);
+        self.repeated |= repeated;
     }
 
     fn open(&mut self, frame: Frame) {
@@ -142,10 +199,9 @@ impl State {
     }
 
     fn close(&mut self) {
-        if let Some(Frame::Object(start, _)) = self.frames.pop() {
-            let at = self.keys.get(start).map_or(self.text.len(), |&(a, _)| a);
-            self.keys.truncate(start);
-            self.text.truncate(at);
+        if let Some(Frame::Object { start, owned, .. }) = self.frames.pop() {
+            self.prints.truncate(start);
+            self.owned.truncate(owned);
         }
     }
 
@@ -156,30 +212,57 @@ impl State {
         }
     }
 
-    /// The current path.
-    fn path(&self) -> Vec<Segment> {
-        let mut out = Vec::new();
-        for (depth, frame) in self.frames.iter().enumerate() {
-            match frame {
-                Frame::Object(start, _) => {
-                    // Its last key: the one before the next object's first.
-                    let end = self.frames[depth + 1..]
-                        .iter()
-                        .find_map(|f| match f {
-                            Frame::Object(start, _) => Some(*start),
-                            Frame::List(_) => None,
-                        })
-                        .unwrap_or(self.keys.len());
-                    if end > *start {
-                        out.push(Segment::Key(self.key(end - 1).to_owned()));
-                    }
+    /// The current path, its input keys to be resolved.
+    fn path(&self) -> Vec<Step> {
+        self.frames
+            .iter()
+            .filter_map(|frame| match *frame {
+                Frame::Object {
+                    last: Some(Text::Input(at, len)),
+                    ..
+                } => Some(Step::Input(at, len)),
+                Frame::Object {
+                    last: Some(Text::Owned(at, len)),
+                    ..
+                } => {
+                    let key = self.owned.get(at..at + len).unwrap_or_default();
+                    Some(Step::Done(Segment::Key(key.to_owned())))
                 }
-                Frame::List(Some(i)) => out.push(Segment::Index(*i)),
-                Frame::List(None) => {}
-            }
-        }
-        out
+                Frame::List(Some(i)) => Some(Step::Done(Segment::Index(i))),
+                Frame::Object { last: None, .. } | Frame::List(None) => None,
+            })
+            .collect()
     }
+
+    /// What was noted, the input keys of the paths read from `input`.
+    fn into_report(self, input: &str) -> Report {
+        let resolve = |step: Step| match step {
+            Step::Done(segment) => segment,
+            Step::Input(at, len) => Segment::Key(input.get(at..at + len).unwrap_or_default().to_owned()),
+        };
+        Report {
+            unknown: self
+                .unknown
+                .into_iter()
+                .map(|path| path.into_iter().map(resolve).collect())
+                .collect(),
+            repeated: self.repeated,
+        }
+    }
+}
+
+/// Where `key`'s text is: its place in the input (at `input`'s address, of `input`'s length)
+/// when it is a slice of it, else a copy at `from` in `owned` (replacing the object's last key).
+fn place(input: (usize, usize), owned: &mut String, from: usize, key: &str) -> Text {
+    let (base, len) = input;
+    if let Some(at) = key.as_ptr().addr().checked_sub(base)
+        && at.checked_add(key.len()).is_some_and(|end| end <= len)
+    {
+        return Text::Input(at, key.len());
+    }
+    owned.truncate(from);
+    owned.push_str(key);
+    Text::Owned(from, key.len())
 }
 
 // The hooks the wrappers call, only while tracking: not generic, not inlined into every decoder.
@@ -192,8 +275,13 @@ fn hook_key(key: &str) {
 #[inline(never)]
 fn hook_open_object() {
     with_state(|s| {
-        let start = s.keys.len();
-        s.open(Frame::Object(start, None));
+        let frame = Frame::Object {
+            start: s.prints.len(),
+            owned: s.owned.len(),
+            last: None,
+            large: None,
+        };
+        s.open(frame);
     });
 }
 
@@ -216,7 +304,7 @@ fn hook_next_index() {
 fn hook_unknown() {
     with_state(|s| {
         let path = s.path();
-        s.report.unknown.push(path);
+        s.unknown.push(path);
     });
 }
 
@@ -253,12 +341,14 @@ pub(crate) fn from_str_tracked<'de, T: de::Deserialize<'de>>(
             ON.set(self.0);
         }
     }
-    let saved = with_state(|s| std::mem::replace(s, State::new()));
+    let mut fresh = State::new();
+    fresh.input = (text.as_ptr().addr(), text.len());
+    let saved = with_state(|s| std::mem::replace(s, fresh));
     let off = Off(ON.replace(true));
     let out = from_str(text);
     drop(off);
     let state = with_state(|s| std::mem::replace(s, saved));
-    (out, state.report)
+    (out, state.into_report(text))
 }
 
 /// serde_json's deserializer (or any), its visitors wrapped to report to the tracking.
@@ -751,6 +841,37 @@ mod tests {
             let (out, _, repeated) = tracked::<Pod>(text);
             assert!(!repeated && out.is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn prints_tell_apart_every_key_of_up_to_16_bytes() {
+        // Keys of every length to 17 bytes and each one byte off: no two share a print.
+        let mut keys: Vec<String> = Vec::new();
+        for n in 0..=17 {
+            let key: String = "abcdefghijklmnopq".chars().take(n).collect();
+            for i in 0..n {
+                let mut other = key.clone().into_bytes();
+                other[i] = b'Z';
+                keys.push(String::from_utf8(other).unwrap());
+            }
+            keys.push(key);
+        }
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                let shared = Print::of(a) == Print::of(b);
+                assert!(!shared || a.len() > 16, "{a:?} {b:?}");
+            }
+            assert_eq!(Print::of(a), Print::of(&a.clone()));
+        }
+        // Many distinct keys in one object (past the set) and in lists: no repeat noted.
+        let labels: Vec<String> = keys
+            .iter()
+            .filter(|k| k.len() <= 16)
+            .map(|k| format!("\"{k}\":\"v\""))
+            .collect();
+        let text = format!(r#"{{"metadata":{{"labels":{{{}}}}}}}"#, labels.join(","));
+        let (out, unknown, repeated) = tracked::<Pod>(&text);
+        assert!(out.is_ok() && unknown.is_empty() && !repeated);
     }
 
     #[test]
