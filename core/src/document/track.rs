@@ -905,6 +905,15 @@ mod tests {
         );
         assert_eq!(out.unwrap().metadata.name.as_deref(), Some("x"));
         assert_eq!(unknown, ["spec.bo\"gus", "spec.bad"]);
+        // An escaped key above an unknown field, and plain keys after escaped ones.
+        let (out, unknown, repeated) = tracked::<Pod>(
+            r#"{"sp\u0065c":{"containers":[{"n\u0061me":"a","b\u006fgus":{"x":1},"imagee":2}],"nodeName":"n","zz":[{"a\u0062":1,"ab":2}]},"kind":"Pod"}"#,
+        );
+        assert!(out.is_ok() && repeated);
+        assert_eq!(
+            unknown,
+            ["spec.containers[0].bogus", "spec.containers[0].imagee", "spec.zz"]
+        );
     }
 
     #[test]
