@@ -7,6 +7,8 @@
 pub mod cli;
 pub mod client;
 pub mod error;
+#[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
+mod memcopy;
 pub mod output;
 pub mod playground;
 pub mod precompiled;
