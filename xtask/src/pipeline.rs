@@ -2,8 +2,8 @@
 //! to the next step by path.
 //!
 //! 1. The components: `podmut-guest` (the product) and `podmut-misbehave` (a test component) for
-//!    wasm32-wasip2 and `podmut-kubewarden` for wasm32-unknown-unknown, all with the size-first
-//!    `guest` profile. Then the two components are made into what ships
+//!    wasm32-wasip2 with the size-first `guest` profile, `podmut-kubewarden` for
+//!    wasm32-unknown-unknown with the `kubewarden` profile (release, fat LTO). Then the two components are made into what ships
 //!    (`podmut_splice::optimise_file`): the core module through binaryen's `wasm-opt`, its
 //!    function names split off into `podmut.wasm.names`; the Kubewarden core module the same
 //!    way, before release/ annotates it. From here on every consumer — the host
@@ -100,19 +100,18 @@ impl Build {
         c
     }
 
-    /// Step 1: the three components, `guest` profile, each built once.
+    /// Step 1: the three components, each built once.
     pub(crate) fn components(&self) -> Result<Components> {
         step(
             "components (wasm32-wasip2, wasm32-unknown-unknown; wasm-opt)",
             || {
                 let wasi_out = build_components(self.cargo(), &["podmut-guest", "podmut-misbehave"])?;
                 let mut kubewarden = self.cargo();
-                // The size-first `guest` profile too (BENCHMARKS.md, issue 16 step 8c: −30 % raw
-                // against `release`, the waPC `validate` call not slower).
+                // Its own profile: release with fat LTO (BENCHMARKS.md, issue 16 step 8c).
                 kubewarden.args([
                     "build",
                     "--profile",
-                    "guest",
+                    "kubewarden",
                     "--target",
                     "wasm32-unknown-unknown",
                     "--package",
@@ -134,7 +133,7 @@ impl Build {
                 let kubewarden = ship(
                     &target_dir()
                         .join("wasm32-unknown-unknown")
-                        .join("guest")
+                        .join("kubewarden")
                         .join("podmut_kubewarden.wasm"),
                     "podmut-kubewarden",
                     self.require_wasm_opt,
