@@ -10,9 +10,12 @@
 //! the component as it would without an artefact. The component bytes themselves are unchanged:
 //! `podmut component` and `componentSha256` are exactly what ships.
 //!
-//! Artefact layout: [`MAGIC`], the SHA-256 (hex) of the component it was compiled from, then
-//! wasmtime's serialized component. A mismatching digest (an artefact from another build) is never
-//! loaded.
+//! Artefact layout: wasmtime's serialized component, the SHA-256 (hex) of the component it was
+//! compiled from, then [`MAGIC`]. A mismatching digest (an artefact from another build) is never
+//! loaded. The machine code comes first so that it starts where the artefact starts: `main.rs`
+//! embeds the artefact page-aligned, and on x86-64 Linux the code is then used where it lies in
+//! the binary (`Component::deserialize_raw`, published by [`crate::code_memory`]) instead of being
+//! copied into fresh memory on every start (BENCHMARKS.md, issue 16 "Step 9a").
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,8 +27,8 @@ use wasmtime::{Engine, Precompiled};
 use crate::error::HostError;
 use crate::runtime::{RuntimeOptions, engine_config};
 
-/// The first bytes of a podmut artefact.
-const MAGIC: &[u8; 16] = b"podmut-cwasm-v1\0";
+/// The last bytes of a podmut artefact.
+const MAGIC: &[u8; 16] = b"podmut-cwasm-v2\0";
 
 /// Hex SHA-256 length.
 const DIGEST_LEN: usize = 64;
@@ -61,19 +64,23 @@ pub fn precompile(component: &[u8]) -> Result<Vec<u8>, HostError> {
     let code = engine
         .precompile_component(component)
         .map_err(HostError::Compile)?;
-    let mut out = Vec::with_capacity(MAGIC.len() + DIGEST_LEN + code.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(hex(&Sha256::digest(component)).as_bytes());
-    out.extend_from_slice(&code);
-    Ok(out)
+    Ok(seal(code, &hex(&Sha256::digest(component))))
+}
+
+/// The artefact of machine `code` compiled from the component with digest `component_sha256`.
+fn seal(mut code: Vec<u8>, component_sha256: &str) -> Vec<u8> {
+    code.reserve_exact(DIGEST_LEN + MAGIC.len());
+    code.extend_from_slice(component_sha256.as_bytes());
+    code.extend_from_slice(MAGIC);
+    code
 }
 
 /// The embedded component from the embedded artefact, or `None` (no artefact, or one that does
 /// not fit this engine or CPU: then one note on stderr per process, and the caller compiles).
 pub(crate) fn load_embedded(engine: &Engine) -> Option<Component> {
     let artefact = EMBEDDED.get()?;
-    match load(engine, artefact, crate::version::COMPONENT_SHA256) {
-        Ok(c) => Some(c),
+    match load_static(engine, artefact, crate::version::COMPONENT_SHA256) {
+        Ok((c, _)) => Some(c),
         Err(why) => {
             if !NOTED.swap(true, Ordering::Relaxed) {
                 eprintln!(
@@ -86,20 +93,62 @@ pub(crate) fn load_embedded(engine: &Engine) -> Option<Component> {
     }
 }
 
-/// Deserialize `artefact` if it was compiled from the component with digest `component_sha256`
-/// and fits `engine`; otherwise why not.
-pub(crate) fn load(engine: &Engine, artefact: &[u8], component_sha256: &str) -> Result<Component, String> {
+/// How [`load_static`] loaded the machine code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// Used where it lies, made executable in place.
+    InPlace,
+    /// Copied into memory wasmtime maps for it.
+    Copied,
+}
+
+/// Deserialize `artefact` (one that lives as long as the process and is never written: the one
+/// the binary embeds) if it was compiled from the component with digest `component_sha256` and
+/// fits `engine`; otherwise why not. Its machine code is used in place when it starts on a page
+/// boundary and the engine can publish it there (x86-64 Linux, not on a `noexec` file system),
+/// else copied.
+pub(crate) fn load_static(
+    engine: &Engine,
+    artefact: &'static [u8],
+    component_sha256: &str,
+) -> Result<(Component, Placement), String> {
+    let code = machine_code(artefact, component_sha256)?;
+    if in_place_possible(code)
+        && let Ok(c) = deserialize_in_place(engine, code)
+    {
+        return Ok((c, Placement::InPlace));
+    }
+    deserialize(engine, code)
+        .map(|c| (c, Placement::Copied))
+        .map_err(|e| format!("{e:#}"))
+}
+
+/// The machine code inside `artefact`, if it is a podmut artefact of this component.
+fn machine_code<'a>(artefact: &'a [u8], component_sha256: &str) -> Result<&'a [u8], String> {
     let rest = artefact
-        .strip_prefix(MAGIC.as_slice())
+        .strip_suffix(MAGIC.as_slice())
         .ok_or("not a podmut artefact")?;
-    if rest.len() < DIGEST_LEN || &rest[..DIGEST_LEN] != component_sha256.as_bytes() {
+    let (code, digest) = rest
+        .split_at_checked(rest.len().saturating_sub(DIGEST_LEN))
+        .filter(|(_, d)| d.len() == DIGEST_LEN)
+        .ok_or("not a podmut artefact")?;
+    if digest != component_sha256.as_bytes() {
         return Err("it was compiled from another component".into());
     }
-    let code = &rest[DIGEST_LEN..];
     if Engine::detect_precompiled(code) != Some(Precompiled::Component) {
         return Err("not a wasmtime component artefact".into());
     }
-    deserialize(engine, code).map_err(|e| format!("{e:#}"))
+    Ok(code)
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn in_place_possible(code: &[u8]) -> bool {
+    (code.as_ptr() as usize).is_multiple_of(crate::code_memory::page_size())
+}
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn in_place_possible(_code: &[u8]) -> bool {
+    false
 }
 
 #[expect(
@@ -111,6 +160,18 @@ fn deserialize(engine: &Engine, code: &[u8]) -> wasmtime::Result<Component> {
     // the component embedded beside them, checked by digest above); wasmtime checks the header,
     // its version, the engine settings and the CPU features before using them.
     unsafe { Component::deserialize(engine, code) }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "wasmtime requires unsafe to load precompiled machine code"
+)]
+fn deserialize_in_place(engine: &Engine, code: &'static [u8]) -> wasmtime::Result<Component> {
+    // SAFETY: as `deserialize`; in addition `deserialize_raw` needs the memory to outlive the
+    // component and never be written: it is `'static` and the embedded artefact is read-only
+    // data of the binary. wasmtime reads it in place and publishes its text section through
+    // the engine's `crate::code_memory` (mprotect to read + execute).
+    unsafe { Component::deserialize_raw(engine, std::ptr::NonNull::from(code)) }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -129,6 +190,12 @@ mod tests {
     use crate::runtime::EMBEDDED_COMPONENT;
     use crate::version::COMPONENT_SHA256;
 
+    /// [`load_static`] on an artefact that is copied first (tests only: the copy path).
+    fn load(engine: &Engine, artefact: &[u8], component_sha256: &str) -> Result<Component, String> {
+        let code = machine_code(artefact, component_sha256)?;
+        deserialize(engine, code).map_err(|e| format!("{e:#}"))
+    }
+
     fn engine(pooling: bool) -> Engine {
         Engine::new(&engine_config(&RuntimeOptions {
             pooling,
@@ -137,18 +204,24 @@ mod tests {
         .unwrap()
     }
 
+    /// The embedded component's artefact, compiled once for every test here.
+    fn compiled() -> &'static [u8] {
+        static ARTEFACT: OnceLock<Vec<u8>> = OnceLock::new();
+        ARTEFACT.get_or_init(|| precompile(EMBEDDED_COMPONENT).unwrap())
+    }
+
     #[test]
     fn baseline_artefact_loads_in_pooled_and_on_demand_engines_and_refuses_mismatches() {
-        let artefact = precompile(EMBEDDED_COMPONENT).unwrap();
+        let artefact = compiled();
         for pooling in [false, true] {
             let e = engine(pooling);
-            assert!(load(&e, &artefact, COMPONENT_SHA256).is_ok(), "pooling {pooling}");
+            assert!(load(&e, artefact, COMPONENT_SHA256).is_ok(), "pooling {pooling}");
         }
         let e = engine(false);
         // Another component's artefact.
         let other = "0".repeat(64);
         assert_eq!(
-            load(&e, &artefact, &other).err().as_deref(),
+            load(&e, artefact, &other).err().as_deref(),
             Some("it was compiled from another component")
         );
         // Not an artefact at all.
@@ -164,10 +237,63 @@ mod tests {
             .unwrap()
             .precompile_component(EMBEDDED_COMPONENT)
             .unwrap();
-        let mut foreign = MAGIC.to_vec();
-        foreign.extend_from_slice(COMPONENT_SHA256.as_bytes());
-        foreign.extend_from_slice(&code);
+        let foreign = seal(code, COMPONENT_SHA256);
         let why = load(&e, &foreign, COMPONENT_SHA256).err().unwrap();
         assert!(why.contains("epoch"), "{why}");
+    }
+
+    /// `len` bytes at a page boundary (`offset` bytes past it), leaked: a stand-in for the
+    /// binary's read-only data, which lives as long as the process.
+    fn leaked_at_page_offset(bytes: &[u8], offset: usize) -> &'static [u8] {
+        let page = 1 << 16; // a multiple of every page size
+        let buffer: &'static mut [u8] = Box::leak(vec![0_u8; bytes.len() + offset + page].into_boxed_slice());
+        let start = buffer.as_ptr().align_offset(page) + offset;
+        let dest = &mut buffer[start..start + bytes.len()];
+        dest.copy_from_slice(bytes);
+        dest
+    }
+
+    /// The rule table through a fresh instance of `component`: its machine code runs.
+    fn rule_count(engine: &Engine, component: &Component) -> usize {
+        let mut linker = wasmtime::component::Linker::new(engine);
+        crate::runtime::add_to_linker(&mut linker).unwrap();
+        let wasi = wasmtime_wasi::WasiCtx::builder().build();
+        let mut store = wasmtime::Store::new(engine, crate::runtime::HostState::new(wasi, 256 << 20));
+        let policy = crate::bindings::Policy::instantiate(&mut store, component, &linker).unwrap();
+        let table = policy.podmut_policy_report().call_rules(&mut store).unwrap();
+        table.rules.len()
+    }
+
+    #[test]
+    fn embedded_artefact_runs_in_place_when_page_aligned_and_copied_otherwise() {
+        let artefact = compiled();
+        let expected = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            Placement::InPlace
+        } else {
+            Placement::Copied
+        };
+        for pooling in [false, true] {
+            let e = engine(pooling);
+            let aligned = leaked_at_page_offset(artefact, 0);
+            let (component, placement) = load_static(&e, aligned, COMPONENT_SHA256).unwrap();
+            assert_eq!(placement, expected, "pooling {pooling}");
+            let in_place = rule_count(&e, &component);
+            assert!(in_place > 0);
+            // Off a page boundary the code cannot be published where it lies: it is copied.
+            let misaligned = leaked_at_page_offset(artefact, 8);
+            let (copied, placement) = load_static(&e, misaligned, COMPONENT_SHA256).unwrap();
+            assert_eq!(placement, Placement::Copied, "pooling {pooling}");
+            assert_eq!(rule_count(&e, &copied), in_place);
+            // Dropping a component published in place leaves its bytes readable.
+            drop(component);
+            assert_eq!(&aligned[aligned.len() - MAGIC.len()..], MAGIC);
+        }
+        // The embedded artefact's checks hold in place too.
+        let e = engine(false);
+        let aligned = leaked_at_page_offset(artefact, 0);
+        assert_eq!(
+            load_static(&e, aligned, &"0".repeat(64)).err().as_deref(),
+            Some("it was compiled from another component")
+        );
     }
 }

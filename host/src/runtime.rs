@@ -764,6 +764,9 @@ pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
     // "Step 4d"). The setting is part of the engine's compatibility hash, so the cache key
     // changes with it; wasmtime loads artefacts compiled either way.
     config.native_unwind_info(false);
+    // Publishes machine code wherever it lies, so the embedded artefact runs without a copy.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    crate::code_memory::install(&mut config);
     if options.pooling {
         let n = options.max_instances.max(1);
         let mut pool = PoolingAllocationConfig::default();

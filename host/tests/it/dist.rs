@@ -255,6 +255,25 @@ fn serve_without_a_cache_answers_from_the_precompiled_code() {
     let v: Value = serde_json::from_slice(&answer.stdout).unwrap();
     assert_eq!(v["response"]["uid"], "dist-1");
     assert_eq!(v["response"]["allowed"], true);
+    // The machine code runs where it lies in the binary's read-only data (podmut::precompiled):
+    // besides its own text, the executable's file has a second executable mapping. A copy would
+    // be anonymous memory instead.
+    let maps = std::fs::read_to_string(format!("/proc/{}/maps", server.0.id())).unwrap();
+    let exe = std::fs::canonicalize(d.join("podmut")).unwrap();
+    let executable_ranges = maps
+        .lines()
+        .filter(|l| l.ends_with(&*exe.to_string_lossy()))
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|perms| perms.contains('x'))
+        })
+        .count();
+    assert!(
+        executable_ranges >= 2,
+        "one executable mapping of {}:\n{maps}",
+        exe.display()
+    );
     let child = server.stop();
     let stderr = String::from_utf8_lossy(&child.stderr);
     assert!(!stderr.contains("note: the precompiled"), "fallback: {stderr}");
