@@ -10,8 +10,8 @@
 //!
 //! x86-64 Linux only: its instruction cache needs no flush after code is written (other
 //! architectures would need one), and `mprotect` may make a private file mapping executable. Where
-//! it refuses (a file system mounted `noexec`), publishing fails and [`crate::precompiled`] copies
-//! the code as before.
+//! the kernel refuses (a hardening policy against executable file mappings), publishing fails and
+//! [`crate::precompiled`] copies the code as before.
 
 use std::sync::Arc;
 

@@ -105,7 +105,7 @@ pub(crate) enum Placement {
 /// Deserialize `artefact` (one that lives as long as the process and is never written: the one
 /// the binary embeds) if it was compiled from the component with digest `component_sha256` and
 /// fits `engine`; otherwise why not. Its machine code is used in place when it starts on a page
-/// boundary and the engine can publish it there (x86-64 Linux, not on a `noexec` file system),
+/// boundary and the engine can publish it there (x86-64 Linux, unless the kernel refuses),
 /// else copied.
 pub(crate) fn load_static(
     engine: &Engine,
