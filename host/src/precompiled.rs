@@ -25,7 +25,7 @@ use wasmtime::component::Component;
 use wasmtime::{Engine, Precompiled};
 
 use crate::error::HostError;
-use crate::runtime::{RuntimeOptions, engine_config};
+use crate::runtime::{RuntimeOptions, engine_config, hex};
 
 /// The last bytes of a podmut artefact.
 const MAGIC: &[u8; 16] = b"podmut-cwasm-v2\0";
@@ -172,16 +172,6 @@ fn deserialize_in_place(engine: &Engine, code: &'static [u8]) -> wasmtime::Resul
     // data of the binary. wasmtime reads it in place and publishes its text section through
     // the engine's `crate::code_memory` (mprotect to read + execute).
     unsafe { Component::deserialize_raw(engine, std::ptr::NonNull::from(code)) }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 #[cfg(test)]

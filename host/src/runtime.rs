@@ -807,7 +807,8 @@ fn spawn_epoch_ticker(engine: Engine, alive: Arc<AtomicBool>) {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex of `bytes` (a component's SHA-256, as `podmut version` prints it).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     bytes
         .iter()
