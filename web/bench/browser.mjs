@@ -18,7 +18,13 @@ const base = process.env.PODMUT_PLAYGROUND_URL ?? await new Promise((ok) => {
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 const page = await browser.newPage();
 const fetched = [];
-page.on('response', async (r) => fetched.push({ url: r.url().replace(base, '/'), bytes: (await r.body().catch(() => Buffer.alloc(0))).length }));
+// bytes: the decoded body; wire: the body as sent (gzip-encoded where the server encodes it).
+page.on('response', async (r) => fetched.push({
+  url: r.url().replace(base, '/'),
+  bytes: (await r.body().catch(() => Buffer.alloc(0))).length,
+  wire: (await r.request().sizes().catch(() => ({ responseBodySize: 0 }))).responseBodySize,
+  encoding: r.headers()['content-encoding'] ?? null,
+}));
 const t0 = Date.now();
 await page.goto(base);
 await page.waitForSelector('body[data-ready=true]');
@@ -31,6 +37,7 @@ const result = await page.evaluate(async ({ text, calls }) => {
   return { meanMicros: ((performance.now() - t0) * 1000) / calls };
 }, { text: JSON.stringify(review(5)), calls });
 const total = fetched.reduce((s, f) => s + f.bytes, 0);
-console.log(JSON.stringify({ host: 'chromium', version: browser.version(), calls, meanMicros: +result.meanMicros.toFixed(1), pageLoadMs: loadMs, fetchedFiles: fetched.length, fetchedBytes: total, fetched }));
+const wire = fetched.reduce((s, f) => s + f.wire, 0);
+console.log(JSON.stringify({ host: 'chromium', version: browser.version(), calls, meanMicros: +result.meanMicros.toFixed(1), pageLoadMs: loadMs, fetchedFiles: fetched.length, fetchedBytes: total, wireBytes: wire, fetched }));
 await browser.close();
 child?.kill();

@@ -2,15 +2,17 @@
 //   node scripts/transpile.mjs <podmut.wasm> [outDir=pkg]
 // writes <outDir>/podmut.js (+ podmut.core*.wasm) with jco, the browser build of
 // @bytecodealliance/preview2-shim under <outDir>/shim/ (the page's import map points the shim's bare
-// specifiers there), js-yaml under <outDir>/vendor/, the exact component bytes as
+// specifiers there), js-yaml and CodeMirror under <outDir>/vendor/ (every copied module minified
+// by esbuild, one file each as before), the exact component bytes as
 // <outDir>/podmut.wasm and <outDir>/manifest.json (sha256, sizes, versions).
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 import { transpileBytes } from '@bytecodealliance/jco-transpile';
+import { transform } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const web = resolve(here, '..');
@@ -64,15 +66,26 @@ for (const [name, bytes] of Object.entries(files)) {
   await writeFile(path, bytes);
   sizes[name] = { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
 }
+/**
+ * Copy the ES module `from` to `to` minified (esbuild: whitespace, syntax and local names; imports,
+ * exports and license comments kept), or as it is when minifying does not make it smaller.
+ * The packages ship readable modules; minified, the page's scripts are about half the gzip bytes
+ * (BENCHMARKS.md, issue 16 step 10).
+ */
+async function copyModule(from, to) {
+  const source = await readFile(from, 'utf8');
+  const { code } = await transform(source, { loader: 'js', format: 'esm', minify: true, sourcefile: from });
+  await mkdir(dirname(to), { recursive: true });
+  await writeFile(to, code.length < source.length ? code : source);
+}
 const shimDir = join(pkgDir('@bytecodealliance/preview2-shim'), 'dist', 'browser');
 for (const f of await readdir(shimDir)) {
-  if (f.endsWith('.js')) await copyFile(join(shimDir, f), join(out, 'shim', f));
+  if (f.endsWith('.js')) await copyModule(join(shimDir, f), join(out, 'shim', f));
 }
-await copyFile(join(pkgDir('js-yaml'), 'dist', 'js-yaml.mjs'), join(out, 'vendor', 'js-yaml.mjs'));
+await copyModule(join(pkgDir('js-yaml'), 'dist', 'js-yaml.mjs'), join(out, 'vendor', 'js-yaml.mjs'));
 // The editor: CodeMirror 6's ES modules, one file each, where the page's import map expects them.
 for (const [name, entry, dest] of EDITOR_MODULES) {
-  await mkdir(dirname(join(out, 'vendor', dest)), { recursive: true });
-  await copyFile(join(pkgDir(name), entry), join(out, 'vendor', dest));
+  await copyModule(join(pkgDir(name), entry), join(out, 'vendor', dest));
 }
 await writeFile(join(out, 'podmut.wasm'), component);
 const manifest = {
@@ -87,6 +100,7 @@ const manifest = {
     'jco-transpile': await version('@bytecodealliance/jco-transpile'),
     'preview2-shim': await version('@bytecodealliance/preview2-shim'),
     'js-yaml': await version('js-yaml'),
+    esbuild: await version('esbuild'),
     ...Object.fromEntries(await Promise.all(EDITOR_MODULES.map(async ([name]) => [name, await version(name)]))),
   },
 };

@@ -123,6 +123,24 @@ describe('playground in Chromium', { skip }, () => {
     await page.close();
   });
 
+  test('the component and the scripts arrive gzip-encoded, and the page runs on them', async () => {
+    const page = await browser.newPage();
+    const responses = [];
+    page.on('response', (r) => responses.push(r));
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
+    const core = responses.filter((r) => /\/pkg\/podmut\.core\.wasm$/.test(r.url()));
+    assert.equal(core.length, 1, 'the page fetched the component\'s core module once');
+    for (const r of core.concat(responses.filter((r) => /\/app\.js$/.test(r.url())))) {
+      assert.equal(r.headers()['content-encoding'], 'gzip', r.url());
+      const { responseBodySize } = await r.request().sizes();
+      const decoded = (await r.body()).length;
+      assert.ok(responseBodySize < decoded * 0.9, `${r.url()}: ${responseBodySize} B on the wire for ${decoded} B`);
+    }
+    assert.match(await verdict(page), ANSWERED, 'the page judges with the decoded component');
+    await page.close();
+  });
+
   test('editing the new Pod changes the verdict, with the error beside its field', async () => {
     const page = await open();
     await page.selectOption('[data-testid=subresource]', 'none');

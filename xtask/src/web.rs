@@ -20,7 +20,7 @@ pub(crate) fn transpile(component: &Path) -> Result<bool> {
     let pkg = webdir.join("pkg");
     let bytes = std::fs::read(component).map_err(|e| format!("cannot read {}: {e}", component.display()))?;
     let current = std::fs::read(pkg.join("podmut.wasm")).ok();
-    if current.as_deref() == Some(&bytes[..]) && pkg.join("manifest.json").is_file() {
+    if current.as_deref() == Some(&bytes[..]) && newer_than_its_inputs(&pkg.join("manifest.json"), &webdir) {
         eprintln!("xtask: web/pkg is up to date for {}", component.display());
         return Ok(true);
     }
@@ -32,6 +32,18 @@ pub(crate) fn transpile(component: &Path) -> Result<bool> {
         .arg("pkg");
     run(transpile)?;
     Ok(true)
+}
+
+/// Whether `manifest` (written last by the transpiler) exists and is newer than what makes web/pkg
+/// besides the component: the transpile script and the npm lock file.
+fn newer_than_its_inputs(manifest: &Path, webdir: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(written) = modified(manifest) else {
+        return false;
+    };
+    ["scripts/transpile.mjs", "package-lock.json"]
+        .iter()
+        .all(|input| modified(&webdir.join(input)).is_some_and(|m| m <= written))
 }
 
 /// `npm ci` unless web/node_modules is newer than the lock file.
