@@ -301,8 +301,10 @@ fn embed_web(workspace: &Path, out_dir: &Path, component: &Path) {
     code.push_str(&format!(
         "pub(crate) static WEB_PKG_MISSING: &str = {missing:?};\n"
     ));
+    println!("cargo::rustc-check-cfg=cfg(podmut_no_web_pkg)");
     if !missing.is_empty() {
         println!("cargo:warning=podmut playground: {missing}");
+        println!("cargo::rustc-cfg=podmut_no_web_pkg");
     }
     std::fs::write(out_dir.join("web_assets.rs"), code).expect("cannot write web_assets.rs");
 }

@@ -43,7 +43,12 @@ static COMPONENT_BYTES: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/podmut.wa
 pub static EMBEDDED_COMPONENT: &[u8] = &COMPONENT_BYTES;
 
 /// `len` bytes of [`EMBEDDED_COMPONENT`] from `start`: the playground serves the core modules jco
-/// writes as files (`pkg/podmut.core.wasm`) from the component's own bytes (host/build.rs).
+/// writes as files (`pkg/podmut.core.wasm`) from the component's own bytes (host/build.rs). Unused
+/// when the binary was built without `web/pkg` (build.rs then sets `podmut_no_web_pkg`).
+#[cfg_attr(
+    podmut_no_web_pkg,
+    expect(dead_code, reason = "no web/pkg embedded: nothing serves the core modules")
+)]
 pub(crate) const fn embedded_component_range(start: usize, len: usize) -> &'static [u8] {
     EMBEDDED_COMPONENT.split_at(start).1.split_at(len).0
 }
