@@ -20,7 +20,12 @@ pub(crate) fn transpile(component: &Path) -> Result<bool> {
     let pkg = webdir.join("pkg");
     let bytes = std::fs::read(component).map_err(|e| format!("cannot read {}: {e}", component.display()))?;
     let current = std::fs::read(pkg.join("podmut.wasm")).ok();
-    if current.as_deref() == Some(&bytes[..]) && newer_than_its_inputs(&pkg.join("manifest.json"), &webdir) {
+    // The manifest is written last; besides the component, the script and the lock make web/pkg.
+    let inputs = [
+        webdir.join("scripts/transpile.mjs"),
+        webdir.join("package-lock.json"),
+    ];
+    if current.as_deref() == Some(&bytes[..]) && newer_than(&pkg.join("manifest.json"), &inputs) {
         eprintln!("xtask: web/pkg is up to date for {}", component.display());
         return Ok(true);
     }
@@ -34,27 +39,22 @@ pub(crate) fn transpile(component: &Path) -> Result<bool> {
     Ok(true)
 }
 
-/// Whether `manifest` (written last by the transpiler) exists and is newer than what makes web/pkg
-/// besides the component: the transpile script and the npm lock file.
-fn newer_than_its_inputs(manifest: &Path, webdir: &Path) -> bool {
+/// Whether `output` exists and was modified no earlier than each of `inputs` (all of which exist).
+fn newer_than(output: &Path, inputs: &[PathBuf]) -> bool {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let Some(written) = modified(manifest) else {
+    let Some(written) = modified(output) else {
         return false;
     };
-    ["scripts/transpile.mjs", "package-lock.json"]
+    inputs
         .iter()
-        .all(|input| modified(&webdir.join(input)).is_some_and(|m| m <= written))
+        .all(|input| modified(input).is_some_and(|m| m <= written))
 }
 
 /// `npm ci` unless web/node_modules is newer than the lock file.
 pub(crate) fn npm_ci(webdir: &Path) -> Result {
     let lock = webdir.join("package-lock.json");
     let stamp = webdir.join("node_modules").join(".package-lock.json");
-    let fresh = match (std::fs::metadata(&lock), std::fs::metadata(&stamp)) {
-        (Ok(l), Ok(s)) => matches!((l.modified(), s.modified()), (Ok(l), Ok(s)) if s >= l),
-        _ => false,
-    };
-    if !fresh {
+    if !newer_than(&stamp, &[lock]) {
         let mut npm = Command::new("npm");
         npm.current_dir(webdir).args(["ci", "--no-audit", "--no-fund"]);
         run(npm)?;
