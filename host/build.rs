@@ -45,6 +45,19 @@ fn main() {
     }
     embed_web(&workspace, &out_dir, &dest);
     build_facts(&workspace, &dest);
+    link_settings();
+}
+
+/// The static Linux binary (musl, static-pie) with its relative relocations packed (`DT_RELR`,
+/// musl 1.2.4+ applies them at start): 1.3 MB of `.rela.dyn` the loader read at every start
+/// become a few KB (BENCHMARKS.md, issue 16 "Step 11"). Only the binaries, only musl: a glibc
+/// build would need glibc 2.36+ wherever it runs. A linker without the option ignores `-z`
+/// options it does not know, with a warning.
+fn link_settings() {
+    let target = |key: &str| env::var(key).unwrap_or_default();
+    if target("CARGO_CFG_TARGET_OS") == "linux" && target("CARGO_CFG_TARGET_ENV") == "musl" {
+        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    }
 }
 
 /// Build the component with a nested cargo into its own target directory and copy it to `dest`.
