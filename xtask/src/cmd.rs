@@ -13,9 +13,9 @@ pub(crate) type Result<T = ()> = std::result::Result<T, String>;
 ///
 /// Read at run time (`cargo run`, which `cargo xtask` is, sets `CARGO_MANIFEST_DIR` for the
 /// program), the compile-time value only as a fallback: cargo's fingerprints hold no absolute
-/// paths, so a target directory shared by two checkouts of the same sources (CI's clone, a
-/// worktree) reuses an xtask binary built in the other one, and a compile-time path would name
-/// that checkout, or one that is gone.
+/// paths, so in a target directory shared by two checkouts of the same sources (CI's clone, a
+/// worktree) a checkout whose files are no newer than the other's build reuses the xtask binary
+/// built there, and a compile-time path would name that checkout, or one that is gone.
 pub(crate) fn workspace_root() -> PathBuf {
     let manifest_dir = env::var_os("CARGO_MANIFEST_DIR")
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
