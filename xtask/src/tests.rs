@@ -21,6 +21,9 @@ pub(crate) struct Given<'a> {
     /// The browser tests must run (`PODMUT_REQUIRE_BROWSER=1`): a missing Chromium or node fails
     /// them instead of skipping.
     pub(crate) browser_required: bool,
+    /// The oracle suite must run (`PODMUT_REQUIRE_ORACLE=1`): control planes that are not built
+    /// fail it instead of showing its cases as ignored.
+    pub(crate) oracle_required: bool,
 }
 
 /// Tests never rewrite fixtures: `PODMUT_BLESS` in the environment is refused (`cargo xtask bless`
@@ -54,6 +57,9 @@ pub(crate) fn run_all(host: &Host, extra: &[String], given: &Given<'_>) -> Resul
                 "PODMUT_SOURCE_DATE_EPOCH",
                 crate::dist::source_date_epoch().to_string(),
             );
+    }
+    if given.oracle_required {
+        c.env("PODMUT_REQUIRE_ORACLE", "1");
     }
     c.args(extra);
     step("cargo test", || run(c))?;

@@ -1,0 +1,386 @@
+//! The oracle's requests to a real API server, through kube-rs, and the server's answers in the
+//! shape podmut answers in.
+//!
+//! Requests are raw (`kube::Client::send`) because the oracle needs what typed clients hide: the
+//! whole `Status` of a refusal (`details.causes`), the `Warning` headers, and bodies sent byte for
+//! byte as podmut reads them.
+
+use std::path::Path;
+
+use http::{Method, Request};
+use http_body_util::BodyExt as _;
+use serde_json::{Value, json};
+
+use crate::OracleError;
+
+/// A client of one API server.
+#[derive(Clone)]
+pub struct Api {
+    client: kube::Client,
+}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Api").finish_non_exhaustive()
+    }
+}
+
+/// An HTTP answer: status code, body (JSON, or a string when it is not), `Warning` headers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The HTTP status code.
+    pub code: u16,
+    /// The body as JSON (`Value::String` holding the text when it is not JSON).
+    pub body: Value,
+    /// The `Warning` headers' texts (RFC 7234 `299 - "text"` unquoted).
+    pub warnings: Vec<String>,
+}
+
+impl Reply {
+    /// Whether the request succeeded (2xx).
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.code)
+    }
+
+    /// The body, or an error naming what was asked and what came back.
+    pub fn into_ok(self, what: &str) -> Result<Value, OracleError> {
+        if self.ok() {
+            Ok(self.body)
+        } else {
+            Err(OracleError::Server(format!(
+                "{what}: HTTP {}: {}",
+                self.code,
+                self.body
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| self.body.to_string(), str::to_owned)
+            )))
+        }
+    }
+}
+
+/// The request paths of a Pod write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PodPath {
+    /// `POST pods` (a create).
+    Create,
+    /// `PUT pods/{name}`.
+    Update,
+    /// `PUT pods/{name}/ephemeralcontainers`.
+    EphemeralContainers,
+    /// `PUT pods/{name}/resize`.
+    Resize,
+    /// `PUT pods/{name}/status`.
+    Status,
+}
+
+impl PodPath {
+    /// The subresource (`""` for the main resource).
+    pub fn subresource(self) -> &'static str {
+        match self {
+            PodPath::Create | PodPath::Update => "",
+            PodPath::EphemeralContainers => "ephemeralcontainers",
+            PodPath::Resize => "resize",
+            PodPath::Status => "status",
+        }
+    }
+
+    /// podmut's `--subresource` name.
+    pub fn podmut_subresource(self) -> &'static str {
+        match self {
+            PodPath::Create | PodPath::Update => "none",
+            other => other.subresource(),
+        }
+    }
+
+    /// Every path, in a stable order.
+    pub const ALL: [PodPath; 5] = [
+        PodPath::Create,
+        PodPath::Update,
+        PodPath::EphemeralContainers,
+        PodPath::Resize,
+        PodPath::Status,
+    ];
+
+    /// A short name (`create`, `update`, `ephemeralcontainers`, `resize`, `status`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PodPath::Create => "create",
+            PodPath::Update => "update",
+            other => other.subresource(),
+        }
+    }
+}
+
+fn pods(ns: &str) -> String {
+    format!("/api/v1/namespaces/{ns}/pods")
+}
+
+impl Api {
+    /// A client from a kubeconfig file (`context`: the current one when `None`).
+    pub async fn from_kubeconfig(path: &Path, context: Option<&str>) -> Result<Self, OracleError> {
+        let kubeconfig = kube::config::Kubeconfig::read_from(path)
+            .map_err(|e| OracleError::Client(format!("{}: {e}", path.display())))?;
+        let options = kube::config::KubeConfigOptions {
+            context: context.map(str::to_owned),
+            ..Default::default()
+        };
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+            .await
+            .map_err(|e| OracleError::Client(format!("{}: {e}", path.display())))?;
+        let client = kube::Client::try_from(config).map_err(|e| OracleError::Client(e.to_string()))?;
+        Ok(Self { client })
+    }
+
+    /// The underlying kube-rs client.
+    pub fn kube(&self) -> &kube::Client {
+        &self.client
+    }
+
+    /// Send one request; `body` as JSON with `content_type`.
+    pub async fn send(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Option<&Value>,
+        content_type: &str,
+    ) -> Result<Reply, OracleError> {
+        let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        self.send_bytes(method, uri, bytes, content_type).await
+    }
+
+    /// Send one request with a body as given.
+    pub async fn send_bytes(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Vec<u8>,
+        content_type: &str,
+    ) -> Result<Reply, OracleError> {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(uri)
+            .header(http::header::CONTENT_TYPE, content_type)
+            .header(http::header::ACCEPT, "application/json")
+            .body(kube::client::Body::from(body))
+            .map_err(|e| OracleError::Client(format!("{method} {uri}: {e}")))?;
+        let response = self
+            .client
+            .send(request)
+            .await
+            .map_err(|e| OracleError::Client(format!("{method} {uri}: {e}")))?;
+        let code = response.status().as_u16();
+        let warnings = response
+            .headers()
+            .get_all("warning")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(warning_text)
+            .collect();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| OracleError::Client(format!("{method} {uri}: reading the answer: {e}")))?
+            .to_bytes();
+        let body = serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+        Ok(Reply { code, body, warnings })
+    }
+
+    /// `GET path`'s status code (health endpoints).
+    pub async fn get_status(&self, path: &str) -> Result<u16, OracleError> {
+        Ok(self.send(Method::GET, path, None, "application/json").await?.code)
+    }
+
+    /// `GET /version`'s `gitVersion`.
+    pub async fn git_version(&self) -> Result<String, OracleError> {
+        let v = self
+            .send(Method::GET, "/version", None, "application/json")
+            .await?
+            .into_ok("GET /version")?;
+        Ok(v.get("gitVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned())
+    }
+
+    /// Create a namespace and its `default` ServiceAccount (what the service-account controller
+    /// would create), with `automountServiceAccountToken: false` so that admission does not mount
+    /// a token volume into every Pod (kept the way the test wrote it).
+    pub async fn create_namespace(&self, name: &str) -> Result<(), OracleError> {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        self.send(Method::POST, "/api/v1/namespaces", Some(&ns), "application/json")
+            .await?
+            .into_ok(&format!("create namespace {name}"))?;
+        let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": "default", "namespace": name},
+            "automountServiceAccountToken": false});
+        self.send(
+            Method::POST,
+            &format!("/api/v1/namespaces/{name}/serviceaccounts"),
+            Some(&sa),
+            "application/json",
+        )
+        .await?
+        .into_ok(&format!("create serviceaccount {name}/default"))?;
+        Ok(())
+    }
+
+    /// Create (or leave, when it exists) a Node with this allocatable cpu and memory: what the
+    /// resize admission of 1.36 and later reads, since no kubelet registers one here.
+    pub async fn ensure_node(&self, name: &str, cpu: &str, memory: &str) -> Result<(), OracleError> {
+        let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": "110"},
+                       "allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}});
+        let reply = self
+            .send(Method::POST, "/api/v1/nodes", Some(&node), "application/json")
+            .await?;
+        if reply.ok() || reply.code == 409 {
+            // The status of a create is dropped: write it through /status.
+            if reply.ok() {
+                let mut stored = reply.body;
+                stored["status"] = node["status"].clone();
+                self.send(
+                    Method::PUT,
+                    &format!("/api/v1/nodes/{name}/status"),
+                    Some(&stored),
+                    "application/json",
+                )
+                .await?
+                .into_ok(&format!("write node {name}'s status"))?;
+            }
+            return Ok(());
+        }
+        reply.into_ok(&format!("create node {name}")).map(|_| ())
+    }
+
+    /// Create a Pod for real; the stored object.
+    pub async fn create_pod(&self, ns: &str, pod: &Value) -> Result<Reply, OracleError> {
+        self.send(Method::POST, &pods(ns), Some(pod), "application/json")
+            .await
+    }
+
+    /// `PUT` a whole Pod to `pods/{name}` or a subresource, for real.
+    pub async fn put_pod(
+        &self,
+        ns: &str,
+        name: &str,
+        path: PodPath,
+        pod: &Value,
+    ) -> Result<Reply, OracleError> {
+        self.send(
+            Method::PUT,
+            &pod_uri(ns, name, path, ""),
+            Some(pod),
+            "application/json",
+        )
+        .await
+    }
+
+    /// The request as a dry run (`dryRun=All`): nothing is stored; the answer is what a real
+    /// write would get. `query` adds parameters (`fieldValidation=Strict`).
+    pub async fn dry_run(
+        &self,
+        ns: &str,
+        name: &str,
+        path: PodPath,
+        pod: &Value,
+        query: &str,
+    ) -> Result<Reply, OracleError> {
+        let q = if query.is_empty() {
+            "dryRun=All".to_owned()
+        } else {
+            format!("dryRun=All&{query}")
+        };
+        match path {
+            PodPath::Create => {
+                self.send(
+                    Method::POST,
+                    &format!("{}?{q}", pods(ns)),
+                    Some(pod),
+                    "application/json",
+                )
+                .await
+            }
+            _ => {
+                self.send(
+                    Method::PUT,
+                    &pod_uri(ns, name, path, &q),
+                    Some(pod),
+                    "application/json",
+                )
+                .await
+            }
+        }
+    }
+
+    /// A dry-run `PATCH` of `pods/{name}` (or a subresource) with a patch of `content_type`
+    /// (`application/strategic-merge-patch+json`, `application/merge-patch+json`,
+    /// `application/json-patch+json`).
+    pub async fn dry_run_patch(
+        &self,
+        ns: &str,
+        name: &str,
+        path: PodPath,
+        patch: &Value,
+        content_type: &str,
+    ) -> Result<Reply, OracleError> {
+        self.send(
+            Method::PATCH,
+            &pod_uri(ns, name, path, "dryRun=All"),
+            Some(patch),
+            content_type,
+        )
+        .await
+    }
+}
+
+fn pod_uri(ns: &str, name: &str, path: PodPath, query: &str) -> String {
+    let mut uri = format!("{}/{name}", pods(ns));
+    if !path.subresource().is_empty() {
+        uri.push('/');
+        uri.push_str(path.subresource());
+    }
+    if !query.is_empty() {
+        uri.push('?');
+        uri.push_str(query);
+    }
+    uri
+}
+
+/// A `Warning` header's text: `299 - "text"` → `text` (RFC 7234; the API server escapes `"` and
+/// `\` inside the quotes).
+pub fn warning_text(header: &str) -> String {
+    let rest = header.trim();
+    let Some(start) = rest.find('"') else {
+        return rest.to_owned();
+    };
+    let quoted = &rest[start + 1..];
+    let mut out = String::new();
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '"' => break,
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warning_headers_are_unquoted() {
+        assert_eq!(warning_text(r#"299 - "spec.x: ignored""#), "spec.x: ignored");
+        assert_eq!(warning_text(r#"299 - "a \"b\" c""#), r#"a "b" c"#);
+        assert_eq!(warning_text("plain"), "plain");
+    }
+}

@@ -1,0 +1,275 @@
+//! One change, sent for real: the old Pod created in a fresh namespace (its ephemeral containers
+//! through their subresource, its status through `/status`, a deletion when it was being
+//! deleted), then the change applied to the Pod the server stored and sent with `dryRun=All`.
+//!
+//! The change is the fixture's own (`old` → `new`, as an RFC 6902 diff) applied to what the server
+//! stored, as a client edits what it read: what the server adds on create (defaults, the
+//! `default` ServiceAccount, the not-ready tolerations, `status.qosClass`) stays, and podmut is
+//! given exactly the stored Pod and exactly the bytes the server was sent.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use http::Method;
+use serde_json::{Value, json};
+
+use crate::OracleError;
+use crate::api::{Api, PodPath, Reply};
+
+/// The result of sending one change.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// The Pod the server stored (the old Pod of an update), `None` for a create.
+    pub stored: Option<Value>,
+    /// The body sent with `dryRun=All`.
+    pub sent: Value,
+    /// The server's answer to it.
+    pub reply: Reply,
+}
+
+/// A namespace name unique to this process and call: `oracle-<pid>-<n>` (a deleted namespace
+/// never goes away here, so names are never reused).
+pub fn fresh_namespace() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "oracle-{:x}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Put a document in namespace `ns` (`metadata.namespace`).
+pub fn in_namespace(doc: &Value, ns: &str) -> Value {
+    let mut d = doc.clone();
+    if let Some(meta) = d.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("namespace".into(), Value::String(ns.to_owned()));
+    } else if let Some(o) = d.as_object_mut() {
+        o.insert("metadata".into(), json!({"namespace": ns}));
+    }
+    d
+}
+
+/// The fields of a Pod that the server sets itself (or that only a subresource writes), dropped
+/// from the body of the create.
+fn creatable(old: &Value, hold: bool) -> Value {
+    let mut pod = old.clone();
+    if let Some(meta) = pod.get_mut("metadata").and_then(Value::as_object_mut) {
+        for k in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "generation",
+            "managedFields",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "selfLink",
+        ] {
+            meta.remove(k);
+        }
+        if hold
+            && meta
+                .get("finalizers")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+        {
+            meta.insert("finalizers".into(), json!(["podmut.dev/oracle-hold"]));
+        }
+    }
+    if let Some(o) = pod.as_object_mut() {
+        o.remove("status");
+    }
+    if let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("ephemeralContainers");
+    }
+    pod
+}
+
+fn name_of(pod: &Value) -> String {
+    pod.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Create `old` for real in `ns` and bring it to the fixture's state; the stored Pod, or the
+/// server's refusal (the old Pod itself cannot exist in this release).
+pub async fn create_old(api: &Api, ns: &str, old: &Value) -> Result<Result<Value, Reply>, OracleError> {
+    let deleting = old.pointer("/metadata/deletionTimestamp").is_some();
+    if let Some(node) = old
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    {
+        api.ensure_node(node, "64", "256Gi").await?;
+    }
+    let reply = api.create_pod(ns, &creatable(old, deleting)).await?;
+    if !reply.ok() {
+        return Ok(Err(reply));
+    }
+    let mut stored = reply.body;
+    let name = name_of(&stored);
+    if let Some(ephemeral) = old
+        .pointer("/spec/ephemeralContainers")
+        .filter(|e| e.as_array().is_some_and(|a| !a.is_empty()))
+    {
+        let mut body = stored.clone();
+        body["spec"]["ephemeralContainers"] = ephemeral.clone();
+        let reply = api
+            .put_pod(ns, &name, PodPath::EphemeralContainers, &body)
+            .await?;
+        if !reply.ok() {
+            return Ok(Err(reply));
+        }
+        stored = reply.body;
+    }
+    if let Some(status) = old
+        .get("status")
+        .and_then(Value::as_object)
+        .filter(|s| !s.is_empty())
+    {
+        let mut body = stored.clone();
+        let merged = body["status"].as_object_mut().map(|s| {
+            for (k, v) in status {
+                s.insert(k.clone(), v.clone());
+            }
+        });
+        if merged.is_none() {
+            body["status"] = Value::Object(status.clone());
+        }
+        let reply = api.put_pod(ns, &name, PodPath::Status, &body).await?;
+        if !reply.ok() {
+            return Ok(Err(reply));
+        }
+        stored = reply.body;
+    }
+    if deleting {
+        let uri = format!("/api/v1/namespaces/{ns}/pods/{name}");
+        let reply = api.send(Method::DELETE, &uri, None, "application/json").await?;
+        if !reply.ok() {
+            return Ok(Err(reply));
+        }
+        let reply = api.send(Method::GET, &uri, None, "application/json").await?;
+        if !reply.ok() {
+            return Ok(Err(reply));
+        }
+        stored = reply.body;
+    }
+    Ok(Ok(stored))
+}
+
+/// `new`'s difference from `old` (RFC 6902) applied to `stored`. An operation whose target the
+/// server did not store is applied as an `add` (`replace`) or dropped (`remove`): the client's
+/// intent, on the object as it is.
+pub fn apply_change(stored: &Value, old: &Value, new: &Value) -> Result<Value, String> {
+    let patch = json_patch::diff(old, new);
+    let mut doc = stored.clone();
+    for op in patch.0 {
+        if json_patch::patch(&mut doc, std::slice::from_ref(&op)).is_ok() {
+            continue;
+        }
+        let fallback = match &op {
+            json_patch::PatchOperation::Replace(r) => {
+                Some(json_patch::PatchOperation::Add(json_patch::AddOperation {
+                    path: r.path.clone(),
+                    value: r.value.clone(),
+                }))
+            }
+            json_patch::PatchOperation::Remove(_) => None,
+            other => return Err(format!("cannot apply {other:?} to the stored Pod")),
+        };
+        if let Some(f) = fallback {
+            add_with_parents(&mut doc, &f)?;
+        }
+    }
+    Ok(doc)
+}
+
+/// Apply an `add`, creating missing parent objects on the way.
+fn add_with_parents(doc: &mut Value, op: &json_patch::PatchOperation) -> Result<(), String> {
+    let json_patch::PatchOperation::Add(add) = op else {
+        return Err(format!("not an add: {op:?}"));
+    };
+    let tokens: Vec<String> = add.path.tokens().map(|t| t.decoded().into_owned()).collect();
+    let mut cur = &mut *doc;
+    for t in tokens.iter().take(tokens.len().saturating_sub(1)) {
+        cur = match cur {
+            Value::Object(m) => m.entry(t.clone()).or_insert_with(|| json!({})),
+            Value::Array(a) => {
+                let i: usize = t.parse().map_err(|_| format!("{}: not an index", add.path))?;
+                a.get_mut(i)
+                    .ok_or_else(|| format!("{}: no element {i}", add.path))?
+            }
+            _ => return Err(format!("{}: the parent is not an object", add.path)),
+        };
+    }
+    json_patch::patch(doc, std::slice::from_ref(op)).map_err(|e| format!("{}: {e}", add.path))
+}
+
+/// Send one change: `old` (if any) created for real in `ns`, then `new` as a dry run on `path`.
+/// `Ok(Err(reply))` when the old Pod cannot be created as the fixture has it.
+pub async fn exchange(
+    api: &Api,
+    ns: &str,
+    path: PodPath,
+    old: Option<&Value>,
+    new: &Value,
+    query: &str,
+) -> Result<Result<Exchange, Reply>, OracleError> {
+    let old = old.map(|o| in_namespace(o, ns));
+    let new = in_namespace(new, ns);
+    let (stored, sent) = match &old {
+        None => (None, new.clone()),
+        Some(old) => {
+            let stored = match create_old(api, ns, old).await? {
+                Ok(s) => s,
+                Err(refused) => return Ok(Err(refused)),
+            };
+            let sent = apply_change(&stored, old, &new).map_err(OracleError::Server)?;
+            (Some(stored), sent)
+        }
+    };
+    let name = name_of(stored.as_ref().unwrap_or(&sent));
+    let reply = api.dry_run(ns, &name, path, &sent, query).await?;
+    Ok(Ok(Exchange { stored, sent, reply }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_change_lands_on_the_stored_pod() {
+        let old = json!({"spec": {"containers": [{"name": "a", "image": "x"}]}});
+        let new = json!({"spec": {"containers": [{"name": "a", "image": "y"}]}});
+        let stored = json!({"spec": {"containers": [{"name": "a", "image": "x", "imagePullPolicy": "Always"}],
+            "serviceAccountName": "default"}});
+        let got = apply_change(&stored, &old, &new);
+        assert_eq!(
+            got,
+            Ok(
+                json!({"spec": {"containers": [{"name": "a", "image": "y", "imagePullPolicy": "Always"}],
+                "serviceAccountName": "default"}})
+            )
+        );
+    }
+
+    #[test]
+    fn a_replace_of_what_the_server_dropped_is_an_add() {
+        let old = json!({"metadata": {"generation": 3}});
+        let new = json!({"metadata": {"generation": 2}});
+        let stored = json!({"metadata": {"name": "p"}});
+        assert_eq!(
+            apply_change(&stored, &old, &new),
+            Ok(json!({"metadata": {"name": "p", "generation": 2}}))
+        );
+    }
+
+    #[test]
+    fn the_create_body_has_no_server_fields() {
+        let old = json!({"metadata": {"name": "p", "resourceVersion": "4", "uid": "u", "deletionTimestamp": "t"},
+            "spec": {"ephemeralContainers": [{"name": "e"}]}, "status": {"phase": "Running"}});
+        assert_eq!(
+            creatable(&old, true),
+            json!({"metadata": {"name": "p", "finalizers": ["podmut.dev/oracle-hold"]}, "spec": {}})
+        );
+    }
+}

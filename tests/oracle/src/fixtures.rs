@@ -1,0 +1,131 @@
+//! The conformance fixtures, replayed: each `check` fixture whose request path a release serves is
+//! sent to the real API server ([`crate::exchange`]) and podmut — through the component — is
+//! asked about the same stored Pod and the same bytes.
+
+use serde_json::Value;
+
+use crate::answer::{self, Agreement, Answer};
+use crate::api::PodPath;
+use crate::exchange::{self, Exchange};
+use crate::plan::Plan;
+use crate::pool::Pool;
+use crate::{OracleError, api::Reply};
+
+/// What replaying one change found.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// Both answered; how they compare, and a report when they disagree.
+    Compared {
+        /// The aspects they agree on.
+        agreement: Agreement,
+        /// podmut's and the server's answers side by side, and what was sent.
+        report: String,
+    },
+    /// The server refused to create the old Pod as the fixture has it (it cannot exist in this
+    /// release), so there is no change to judge.
+    OldRefused(String),
+}
+
+/// `PODMUT_ORACLE_NATIVE=1`: ask podmut-core natively instead of the component (a developer's
+/// quicker loop while fixing a rule; the conformance suite holds the two equal, and CI always
+/// asks the component).
+fn native() -> bool {
+    static NATIVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *NATIVE
+        .get_or_init(|| std::env::var_os("PODMUT_ORACLE_NATIVE").is_some_and(|v| !v.is_empty() && v != "0"))
+}
+
+/// podmut's answer, through the component (see [`native`]), to `path` with `old` → `new` and `settings`.
+pub fn podmut_answer(path: PodPath, old: Option<&Value>, new: &Value, settings: &Value) -> Value {
+    let sub = match podmut::output::parse_subresource(path.podmut_subresource()) {
+        Ok(s) => s,
+        Err(e) => return serde_json::json!({"caseError": e}),
+    };
+    let settings = settings.to_string();
+    if native() {
+        return match path.podmut_subresource().parse::<podmut_core::Subresource>() {
+            Ok(sub) => podmut_conformance::check::native_answer(
+                old.map(Value::to_string).as_deref(),
+                &new.to_string(),
+                sub,
+                &settings,
+            ),
+            Err(e) => serde_json::json!({"caseError": e}),
+        };
+    }
+    podmut_conformance::check::wasm_answer(
+        old.map(Value::to_string).as_deref(),
+        &new.to_string(),
+        sub,
+        &settings,
+    )
+}
+
+/// The pinned releases podmut claims: those whose `kubernetesVersion` the component accepts.
+pub fn claimed(pins: &crate::Pins) -> Vec<crate::Release> {
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "i"}]}});
+    pins.kubernetes
+        .iter()
+        .copied()
+        .filter(|r| {
+            let settings = serde_json::json!({"kubernetesVersion": r.minor_name()});
+            podmut_answer(PodPath::Create, None, &pod, &settings)
+                .get("inputError")
+                .is_none()
+        })
+        .collect()
+}
+
+/// Replay one planned fixture.
+pub async fn replay(pool: &Pool, plan: &Plan) -> Result<Outcome, OracleError> {
+    let server = pool.get(&plan.config).await.map_err(OracleError::Start)?;
+    let ns = exchange::fresh_namespace();
+    server.api.create_namespace(&ns).await?;
+    let ex = match exchange::exchange(
+        &server.api,
+        &ns,
+        plan.path,
+        plan.old.as_ref(),
+        &plan.new,
+        &plan.query,
+    )
+    .await?
+    {
+        Ok(ex) => ex,
+        Err(refused) => return Ok(Outcome::OldRefused(refusal(&refused))),
+    };
+    Ok(judge(plan.path, &ex, &plan.settings))
+}
+
+/// Compare podmut's answer on an exchange with the server's.
+pub fn judge(path: PodPath, ex: &Exchange, settings: &Value) -> Outcome {
+    let podmut_json = podmut_answer(path, ex.stored.as_ref(), &ex.sent, settings);
+    let podmut = Answer::from_podmut(&podmut_json);
+    let server = Answer::from_server(&ex.reply);
+    let agreement = answer::compare(&podmut, &server);
+    let report = if agreement.full() && agreement.warnings {
+        String::new()
+    } else {
+        let mut r = answer::report(&podmut, &server, agreement);
+        if podmut_json.get("inputError").is_some() || podmut_json.get("caseError").is_some() {
+            r.push_str(&format!("  podmut's whole answer: {podmut_json}\n"));
+        }
+        r.push_str(&format!("  sent ({}): {}\n", path.name(), ex.sent));
+        r
+    };
+    Outcome::Compared { agreement, report }
+}
+
+/// A refusal in one line: code and message.
+pub fn refusal(reply: &Reply) -> String {
+    format!(
+        "HTTP {}: {}",
+        reply.code,
+        reply
+            .body
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| reply.body.to_string(), str::to_owned)
+    )
+}

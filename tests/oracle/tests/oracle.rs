@@ -1,0 +1,304 @@
+//! The oracle suite: podmut against real API servers of every pinned release.
+//!
+//! `cargo xtask oracle test` (and CI) builds the control planes first and sets
+//! `PODMUT_REQUIRE_ORACLE=1`; under a plain `cargo test` without them every case is reported as
+//! ignored, naming the command that builds them.
+//!
+//! - `fixture/<area>/<case>`: each conformance `check` fixture, replayed ([`podmut_oracle::fixtures`]);
+//! - `generated/<release>/<path>`: `PODMUT_ORACLE_CASES` (default 1,000) generated changes per
+//!   request path and claimed release, seed `PODMUT_ORACLE_SEED` (default 1)
+//!   ([`podmut_oracle::batch`]);
+//! - `known-differences/...`: the known-differences file covers exactly what differs.
+
+#![expect(
+    clippy::panic,
+    reason = "test harness: a runtime that cannot start fails the whole suite"
+)]
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use podmut_oracle::answer::Agreement;
+use podmut_oracle::fixtures::{self, Outcome};
+use podmut_oracle::known::Known;
+use podmut_oracle::plan::{self, Plan};
+use podmut_oracle::pool::Pool;
+use podmut_oracle::{Pins, control_plane};
+use podmut_oracle::{PodPath, Release, batch};
+
+/// The areas whose fixtures are `check` cases on a request path.
+const CHECK_AREAS: [&str; 11] = [
+    "create",
+    "update",
+    "spec",
+    "ephemeral",
+    "resize",
+    "status",
+    "versions",
+    "options",
+    "strict",
+    "dynamic",
+    "input",
+];
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
+    })
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(Pool::default)
+}
+
+/// Agreement counts per group (`fixtures v1.37.2 update`).
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    cases: u32,
+    verdict: u32,
+    type_field: u32,
+    message: u32,
+    warnings: u32,
+}
+
+impl Tally {
+    fn add(&mut self, a: Agreement) {
+        self.cases += 1;
+        self.verdict += u32::from(a.verdict);
+        self.type_field += u32::from(a.type_field);
+        self.message += u32::from(a.message);
+        self.warnings += u32::from(a.warnings);
+    }
+}
+
+fn tallies() -> &'static Mutex<BTreeMap<String, Tally>> {
+    static T: OnceLock<Mutex<BTreeMap<String, Tally>>> = OnceLock::new();
+    T.get_or_init(Mutex::default)
+}
+
+fn record(group: String, a: Agreement) {
+    tallies()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(group)
+        .or_default()
+        .add(a);
+}
+
+fn print_tallies() {
+    let t = tallies().lock().unwrap_or_else(PoisonError::into_inner);
+    if t.is_empty() {
+        return;
+    }
+    let pct = |n: u32, d: u32| {
+        if d == 0 {
+            100.0
+        } else {
+            f64::from(n) * 100.0 / f64::from(d)
+        }
+    };
+    println!("\nagreement with the API server (verdict / (type, field) / message / warnings):");
+    for (group, x) in t.iter() {
+        println!(
+            "  {group:<40} {:>6} cases  {:>6.2}%  {:>6.2}%  {:>6.2}%  {:>6.2}%",
+            x.cases,
+            pct(x.verdict, x.cases),
+            pct(x.type_field, x.cases),
+            pct(x.message, x.cases),
+            pct(x.warnings, x.cases)
+        );
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Arguments::from_args();
+    let trials = match trials() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("oracle: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let conclusion = libtest_mimic::run(&args, trials);
+    pool().shutdown();
+    print_tallies();
+    conclusion.exit_code()
+}
+
+/// Why the suite cannot run here, when it cannot: the first missing binary.
+fn missing_binaries(pins: &Pins) -> Option<String> {
+    pins.kubernetes
+        .iter()
+        .find_map(|r| control_plane::binaries(*r).err())
+        .map(|e| e.to_string())
+}
+
+fn trials() -> Result<Vec<Trial>, String> {
+    let pins = Pins::load().map_err(|e| e.to_string())?;
+    let known = Arc::new(Known::load().map_err(|e| e.to_string())?);
+    let cases = podmut_fixtures::load_cases(&podmut_fixtures::cases_dir()).map_err(|e| e.to_string())?;
+    let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
+    let missing = missing_binaries(&pins);
+    let claimed = fixtures::claimed(&pins);
+    let Some(default) = claimed.iter().copied().max() else {
+        return Err(format!(
+            "podmut claims none of the pinned releases ({:?})",
+            pins.kubernetes
+        ));
+    };
+    let mut trials = Vec::new();
+    let mut used_skips = Vec::new();
+    for c in cases
+        .into_iter()
+        .filter(|c| CHECK_AREAS.contains(&c.area.as_str()))
+    {
+        let name = format!("fixture/{}", c.name);
+        let planned = plan::plan(
+            &c.case.subresource,
+            c.case.settings.as_ref(),
+            c.case.old.as_ref(),
+            c.case.new.as_ref(),
+            &pins,
+            default,
+        );
+        let planned = match planned {
+            Ok(p) => p,
+            Err(skip) => {
+                used_skips.push(skip.id().to_owned());
+                let trial = match known.for_skip(skip.id()) {
+                    Some(entry) => Trial::test(name, || Ok(()))
+                        .with_kind(format!("known: {}", entry.id))
+                        .with_ignored_flag(true),
+                    None => {
+                        let why = format!("not replayable ({}) and not in known-differences.yaml", skip.id());
+                        Trial::test(name, move || Err(Failed::from(why)))
+                    }
+                };
+                trials.push(trial);
+                continue;
+            }
+        };
+        let listed = known.for_case(&c.name).map(|e| e.id.clone());
+        let trial = match (&missing, required) {
+            (Some(m), false) => Trial::test(name, || Ok(()))
+                .with_kind(format!("not built: {m}"))
+                .with_ignored_flag(true),
+            (Some(m), true) => {
+                let m = m.clone();
+                Trial::test(name, move || Err(Failed::from(m)))
+            }
+            (None, _) => {
+                let case_name = c.name.clone();
+                let kind = planned.config.release.to_string();
+                Trial::test(name, move || run_fixture(&case_name, &planned, listed.as_deref()))
+                    .with_kind(kind)
+            }
+        };
+        trials.push(trial);
+    }
+    for release in claimed {
+        for path in PodPath::ALL {
+            let name = format!("generated/{release}/{}", path.name());
+            let trial = match (&missing, required) {
+                (Some(m), false) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("not built: {m}"))
+                    .with_ignored_flag(true),
+                (Some(m), true) => {
+                    let m = m.clone();
+                    Trial::test(name, move || Err(Failed::from(m)))
+                }
+                (None, _) => Trial::test(name, move || run_generated(release, path)),
+            };
+            trials.push(trial);
+        }
+    }
+    let stale: Vec<String> = known
+        .entries
+        .iter()
+        .filter(|e| e.skip.as_ref().is_some_and(|s| !used_skips.contains(s)))
+        .map(|e| e.id.clone())
+        .collect();
+    trials.push(Trial::test("known-differences/every-skip-is-used", move || {
+        if stale.is_empty() {
+            Ok(())
+        } else {
+            Err(Failed::from(format!(
+                "known-differences.yaml lists skips no fixture has: {}; delete them",
+                stale.join(", ")
+            )))
+        }
+    }));
+    Ok(trials)
+}
+
+fn run_fixture(name: &str, plan: &Plan, listed: Option<&str>) -> Result<(), Failed> {
+    let outcome = runtime()
+        .block_on(fixtures::replay(pool(), plan))
+        .map_err(|e| Failed::from(e.to_string()))?;
+    let area = name.split('/').next().unwrap_or_default();
+    match outcome {
+        Outcome::OldRefused(why) => Err(Failed::from(format!(
+            "the server refuses the fixture's old Pod, so the change cannot be judged ({}): {why}",
+            plan.config.describe()
+        ))),
+        Outcome::Compared { agreement, report } => {
+            record(format!("fixtures {} {area}", plan.config.release), agreement);
+            match (agreement.full(), listed) {
+                (true, None) => Ok(()),
+                (true, Some(id)) => Err(Failed::from(format!(
+                    "listed in known-differences.yaml ({id}) but agrees with the server now: delete it from the entry"
+                ))),
+                (false, Some(_)) => Ok(()),
+                (false, None) => Err(Failed::from(format!(
+                    "{} ({}):\n{report}",
+                    name,
+                    plan.config.describe()
+                ))),
+            }
+        }
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn run_generated(release: Release, path: PodPath) -> Result<(), Failed> {
+    let seed = env_u64("PODMUT_ORACLE_SEED", 1);
+    let count = env_u64("PODMUT_ORACLE_CASES", 1000);
+    let result = runtime()
+        .block_on(batch::run(pool(), release, path, seed, count, 8))
+        .map_err(|e| Failed::from(e.to_string()))?;
+    let t = Tally {
+        cases: u32::try_from(result.cases).unwrap_or(u32::MAX),
+        verdict: u32::try_from(result.agreed[0]).unwrap_or(0),
+        type_field: u32::try_from(result.agreed[1]).unwrap_or(0),
+        message: u32::try_from(result.agreed[2]).unwrap_or(0),
+        warnings: u32::try_from(result.agreed[3]).unwrap_or(0),
+    };
+    tallies()
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(format!("generated {release} {}", path.name()), t);
+    if result.failures_total == 0 {
+        return Ok(());
+    }
+    let mut report = format!(
+        "{} of {} generated cases disagree with the server; by mutation: {:?}\n",
+        result.failures_total, result.cases, result.by_mutation
+    );
+    for (label, r) in &result.failures {
+        report.push_str(&format!("\n{label}\n{r}"));
+    }
+    Err(Failed::from(report))
+}

@@ -1,0 +1,264 @@
+//! `cargo xtask oracle build|start|stop|test`: the real control planes the oracle judges podmut
+//! with (tests/oracle).
+//!
+//! `build` builds, from the Go module proxy, the kube-apiserver of every Kubernetes release and
+//! the etcd pinned in `tests/oracle/releases.txt`, into `$PODMUT_ORACLE_DIR` (default
+//! `~/.cache/podmut/oracle`): `bin/kube-apiserver-v1.37.2`, `bin/etcd-v3.6.17`. Each is a
+//! generated Go module under `src/` that requires the upstream module and, for kube-apiserver,
+//! replaces every staging module the upstream `go.mod` pins at `v0.0.0` by its `v0.<minor>.<patch>`
+//! release. The version is stamped in with `-ldflags -X` as upstream's build does, so `/version`
+//! says `v1.37.2`. A binary already built is kept when `--version` names the pinned release; Go's
+//! own build cache (`go env GOCACHE`, under `$HOME`) makes the second and third releases cheaper.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::cmd::{Result, cargo, ensure_dir, run, stdout_of, step, workspace_root, write};
+
+/// One pinned component.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Pin {
+    /// `kubernetes v1.37.2`: (minor, patch).
+    Kubernetes(u32, u32),
+    /// `etcd v3.6.17`.
+    Etcd(String),
+}
+
+/// The pin file.
+fn pins_file() -> PathBuf {
+    workspace_root().join("tests/oracle/releases.txt")
+}
+
+/// Read the pin file (the oracle crate reads the same file; its format is documented there).
+fn pins() -> Result<Vec<Pin>> {
+    let path = pins_file();
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("{}: cannot read the line {line:?}", path.display());
+        match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+            ["kubernetes", v] => {
+                let mut parts = v.trim_start_matches('v').split('.');
+                let (Some("1"), Some(minor), Some(patch), None) =
+                    (parts.next(), parts.next(), parts.next(), parts.next())
+                else {
+                    return Err(bad());
+                };
+                out.push(Pin::Kubernetes(
+                    minor.parse().map_err(|_| bad())?,
+                    patch.parse().map_err(|_| bad())?,
+                ));
+            }
+            ["etcd", v] => out.push(Pin::Etcd((*v).to_owned())),
+            _ => return Err(bad()),
+        }
+    }
+    Ok(out)
+}
+
+/// `$PODMUT_ORACLE_DIR`, else `~/.cache/podmut/oracle` (what the oracle crate reads too).
+pub(crate) fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PODMUT_ORACLE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    home.join(".cache/podmut/oracle")
+}
+
+/// `cargo xtask oracle <what>`.
+pub(crate) fn oracle(args: &[String]) -> Result {
+    match args.first().map(String::as_str) {
+        Some("build") => build(),
+        Some("start") => build().and_then(|()| control(&args[1..], "start")),
+        Some("stop") => control(&args[1..], "stop"),
+        Some("test") => build().and_then(|()| test(&args[1..])),
+        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER]".into()),
+    }
+}
+
+/// Build every pinned binary that is missing.
+pub(crate) fn build() -> Result {
+    let pins = pins()?;
+    let bin_dir = cache_dir().join("bin");
+    ensure_dir(&bin_dir)?;
+    for pin in &pins {
+        match pin {
+            Pin::Etcd(v) => {
+                let out = bin_dir.join(format!("etcd-{v}"));
+                if reports(&out, &format!("etcd Version: {}", v.trim_start_matches('v'))) {
+                    continue;
+                }
+                step(&format!("oracle: build etcd {v}"), || build_etcd(v, &out))?;
+            }
+            Pin::Kubernetes(minor, patch) => {
+                let v = format!("v1.{minor}.{patch}");
+                let out = bin_dir.join(format!("kube-apiserver-{v}"));
+                if reports(&out, &format!("Kubernetes {v}")) {
+                    continue;
+                }
+                step(&format!("oracle: build kube-apiserver {v}"), || {
+                    build_apiserver(*minor, *patch, &out)
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `bin --version` prints `expected` (the binary is there and is the pinned one).
+fn reports(bin: &Path, expected: &str) -> bool {
+    Command::new(bin)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains(expected))
+}
+
+/// `go` in `dir`, with the proxy's modules checked against the checksum database as usual.
+fn go(dir: &Path) -> Command {
+    let mut c = Command::new("go");
+    c.current_dir(dir);
+    c
+}
+
+/// Write the generated module `src/<name>/go.mod` and resolve it (`go mod tidy`).
+fn module(name: &str, go_mod: &str) -> Result<PathBuf> {
+    let dir = cache_dir().join("src").join(name);
+    ensure_dir(&dir)?;
+    write(&dir.join("go.mod"), go_mod)?;
+    let _ = std::fs::remove_file(dir.join("go.sum"));
+    let mut tidy = go(&dir);
+    tidy.args(["mod", "tidy"]);
+    run(tidy)?;
+    Ok(dir)
+}
+
+/// `go build` of `package` into `out` (through a temporary name, so a half-built binary is never
+/// taken for a built one).
+fn go_build(dir: &Path, package: &str, ldflags: &str, out: &Path) -> Result {
+    let tmp = out.with_extension("building");
+    let mut c = go(dir);
+    c.args(["build", "-trimpath", "-ldflags", ldflags, "-o"])
+        .arg(&tmp)
+        .arg(package);
+    run(c)?;
+    std::fs::rename(&tmp, out).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), out.display()))
+}
+
+fn build_etcd(version: &str, out: &Path) -> Result {
+    let dir = module(
+        &format!("etcd-{version}"),
+        &format!(
+            "module podmut.local/oracle/etcd\n\ngo 1.25\n\nrequire go.etcd.io/etcd/server/v3 {version}\n\ntool go.etcd.io/etcd/server/v3\n"
+        ),
+    )?;
+    go_build(&dir, "go.etcd.io/etcd/server/v3", "-s -w", out)
+}
+
+fn build_apiserver(minor: u32, patch: u32, out: &Path) -> Result {
+    let version = format!("v1.{minor}.{patch}");
+    let staging_version = format!("v0.{minor}.{patch}");
+    // The upstream module's own go.mod names the staging modules it pins at v0.0.0.
+    let mut download = go(&cache_dir());
+    download.args([
+        "mod",
+        "download",
+        "-json",
+        &format!("k8s.io/kubernetes@{version}"),
+    ]);
+    let info = stdout_of(download)?;
+    let upstream_mod = json_string(&info, "GoMod")
+        .ok_or_else(|| format!("`go mod download` printed no GoMod for k8s.io/kubernetes@{version}"))?;
+    let upstream =
+        std::fs::read_to_string(&upstream_mod).map_err(|e| format!("cannot read {upstream_mod}: {e}"))?;
+    let staging = staging_modules(&upstream);
+    if staging.is_empty() {
+        return Err(format!("{upstream_mod} pins no staging module at v0.0.0"));
+    }
+    let mut go_mod = format!(
+        "module podmut.local/oracle/kube-apiserver\n\ngo 1.25\n\nrequire k8s.io/kubernetes {version}\n\nreplace (\n"
+    );
+    for m in &staging {
+        go_mod.push_str(&format!("\t{m} => {m} {staging_version}\n"));
+    }
+    go_mod.push_str(")\n\ntool k8s.io/kubernetes/cmd/kube-apiserver\n");
+    let dir = module(&format!("kube-apiserver-{version}"), &go_mod)?;
+    let base = "k8s.io/component-base/version";
+    let ldflags = format!(
+        "-s -w -X {base}.gitVersion={version} -X {base}.gitMajor=1 -X {base}.gitMinor={minor} \
+         -X {base}.gitTreeState=clean -X {base}.buildDate=1970-01-01T00:00:00Z"
+    );
+    go_build(&dir, "k8s.io/kubernetes/cmd/kube-apiserver", &ldflags, out)
+}
+
+/// The modules a go.mod requires at exactly `v0.0.0` (Kubernetes' staging repositories).
+fn staging_modules(go_mod: &str) -> Vec<String> {
+    let mut out: Vec<String> = go_mod
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let (path, version) = (parts.next()?, parts.next()?);
+            (version == "v0.0.0" && path.starts_with("k8s.io/")).then(|| path.to_owned())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A top-level string field of `go mod download -json`'s output (one flat object).
+fn json_string(text: &str, key: &str) -> Option<String> {
+    let needle = format!("\"{key}\": \"");
+    let start = text.find(&needle)? + needle.len();
+    let end = text[start..].find('"')?;
+    Some(text[start..start + end].to_owned())
+}
+
+/// `podmut-oracle start|stop ...` (the oracle crate's binary).
+fn control(args: &[String], what: &str) -> Result {
+    let mut c = cargo();
+    c.args([
+        "run",
+        "--quiet",
+        "--package",
+        "podmut-oracle",
+        "--bin",
+        "podmut-oracle",
+        "--",
+        what,
+    ])
+    .args(args);
+    run(c)
+}
+
+/// The oracle suite alone, on the one release build (CI runs it with every other test).
+fn test(args: &[String]) -> Result {
+    let build = crate::pipeline::Build::new(false)?;
+    let components = build.components()?;
+    let host = build.host(&components, false)?;
+    let mut c = host.cargo("test");
+    c.args(["--test", "oracle", "--"])
+        .args(args.iter().filter(|a| *a != "--"))
+        .env("PODMUT_REQUIRE_ORACLE", "1");
+    step("oracle suite", || run(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_modules_are_those_at_v0_0_0() {
+        let go_mod = "require (\n\tk8s.io/api v0.0.0\n\tk8s.io/utils v0.0.0-2025\n\tgithub.com/x/y v0.0.0\n\tk8s.io/client-go v0.0.0 // indirect\n)\n";
+        assert_eq!(staging_modules(go_mod), ["k8s.io/api", "k8s.io/client-go"]);
+    }
+
+    #[test]
+    fn go_mod_download_json_is_read() {
+        let text = "{\n\t\"Path\": \"k8s.io/kubernetes\",\n\t\"GoMod\": \"/m/v1.37.2.mod\",\n}";
+        assert_eq!(json_string(text, "GoMod").as_deref(), Some("/m/v1.37.2.mod"));
+        assert_eq!(json_string(text, "Zip"), None);
+    }
+}
