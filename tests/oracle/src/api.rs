@@ -13,10 +13,11 @@ use serde_json::{Value, json};
 
 use crate::OracleError;
 
-/// A client of one API server.
+/// A client of one API server (and, for the oracle's own control planes, of its etcd).
 #[derive(Clone)]
 pub struct Api {
     client: kube::Client,
+    etcd: Option<String>,
 }
 
 impl std::fmt::Debug for Api {
@@ -112,6 +113,27 @@ impl PodPath {
     }
 }
 
+/// A plain-HTTP/1.1 POST of a JSON body to a loopback server (etcd's JSON gateway); `Ok` on 200.
+/// A hand-written request: one call, on loopback, to a server the oracle started, where a client
+/// library would add a connection pool for nothing.
+fn http_post(addr: &str, path: &str, body: &str) -> Result<(), String> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).map_err(|e| e.to_string())?;
+    if answer.starts_with("HTTP/1.1 200") {
+        Ok(())
+    } else {
+        Err(answer.lines().next().unwrap_or_default().to_owned())
+    }
+}
+
 fn pods(ns: &str) -> String {
     format!("/api/v1/namespaces/{ns}/pods")
 }
@@ -129,7 +151,34 @@ impl Api {
             .await
             .map_err(|e| OracleError::Client(format!("{}: {e}", path.display())))?;
         let client = kube::Client::try_from(config).map_err(|e| OracleError::Client(e.to_string()))?;
-        Ok(Self { client })
+        Ok(Self { client, etcd: None })
+    }
+
+    /// The same client, able to write into the control plane's etcd at `url` (`http://...`).
+    pub fn with_etcd(mut self, url: &str) -> Self {
+        self.etcd = Some(url.to_owned());
+        self
+    }
+
+    /// Store `object` (JSON) under `key` in etcd directly, as an older release's API server would
+    /// have stored it: how the oracle creates an object the current release refuses to create
+    /// (a "ratcheting" case: stored before a rule was tightened). The API server reads JSON from
+    /// its storage as well as protobuf.
+    pub async fn etcd_put(&self, key: &str, object: &Value) -> Result<(), OracleError> {
+        use base64::Engine as _;
+        let url = self
+            .etcd
+            .clone()
+            .ok_or_else(|| OracleError::Client("this client has no etcd to write to".into()))?;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let body =
+            json!({"key": b64(key.as_bytes()), "value": b64(object.to_string().as_bytes())}).to_string();
+        let addr = url.trim_start_matches("http://").to_owned();
+        let key = key.to_owned();
+        tokio::task::spawn_blocking(move || http_post(&addr, "/v3/kv/put", &body))
+            .await
+            .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))?
+            .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))
     }
 
     /// The underlying kube-rs client.

@@ -81,6 +81,8 @@ pub struct ControlPlane {
     pub config: Config,
     /// `https://127.0.0.1:<port>`.
     pub url: String,
+    /// Its etcd's client URL (`http://127.0.0.1:<port>`).
+    pub etcd_url: String,
     /// Its key material (the CA clients trust; client certificates for other users).
     pub certs: Certs,
     /// The administrator's bearer token (`system:masters`).
@@ -168,6 +170,7 @@ impl ControlPlane {
         let mut plane = Self {
             config: config.clone(),
             url,
+            etcd_url: etcd.1.clone(),
             certs,
             admin_token,
             user_token,
@@ -190,9 +193,12 @@ impl ControlPlane {
         (self.apiserver.id(), self.etcd.id())
     }
 
-    /// A client for the administrator, built from the kubeconfig as kubectl would read it.
+    /// A client for the administrator, built from the kubeconfig as kubectl would read it (and
+    /// able to write into this control plane's etcd).
     pub async fn client(&self) -> Result<api::Api, OracleError> {
-        api::Api::from_kubeconfig(&self.kubeconfig, None).await
+        Ok(api::Api::from_kubeconfig(&self.kubeconfig, None)
+            .await?
+            .with_etcd(&self.etcd_url))
     }
 
     async fn wait_ready(&mut self, timeout: Duration) -> Result<(), OracleError> {

@@ -157,19 +157,28 @@ fn applied_illegal(ids: &[&'static str]) -> bool {
 
 // ---- helpers -------------------------------------------------------------------------------
 
+/// A JSON Pointer's reference tokens, `~1` and `~0` decoded.
+fn tokens(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
 /// `doc[pointer] = value`, creating missing parent objects.
 fn set(doc: &mut Value, pointer: &str, value: Value) -> bool {
     let mut cur = doc;
-    let parts: Vec<&str> = pointer.split('/').skip(1).collect();
+    let parts = tokens(pointer);
     for (i, p) in parts.iter().enumerate() {
         let last = i + 1 == parts.len();
         match cur {
             Value::Object(m) => {
                 if last {
-                    m.insert((*p).to_owned(), value);
+                    m.insert(p.clone(), value);
                     return true;
                 }
-                cur = m.entry((*p).to_owned()).or_insert_with(|| json!({}));
+                cur = m.entry(p.clone()).or_insert_with(|| json!({}));
             }
             Value::Array(a) => {
                 let Ok(i) = p.parse::<usize>() else { return false };
@@ -191,7 +200,7 @@ fn remove(doc: &mut Value, pointer: &str) -> bool {
         return false;
     };
     match doc.pointer_mut(parent) {
-        Some(Value::Object(m)) => m.remove(key).is_some(),
+        Some(Value::Object(m)) => m.remove(&key.replace("~1", "/").replace("~0", "~")).is_some(),
         Some(Value::Array(a)) => match key.parse::<usize>() {
             Ok(i) if i < a.len() => {
                 a.remove(i);

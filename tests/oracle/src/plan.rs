@@ -86,6 +86,7 @@ fn memory_limit_decrease(release: Release) -> &'static str {
 
 /// Plan a `check` fixture: `subresource` is its path, `settings` its settings document.
 pub fn plan(
+    area: &str,
     subresource: &str,
     settings: Option<&Value>,
     old: Option<&Value>,
@@ -93,6 +94,9 @@ pub fn plan(
     pins: &Pins,
     default: Release,
 ) -> Result<Plan, Skip> {
+    if area == "input" {
+        return Err(Skip::PodmutInput);
+    }
     let path = match (subresource, old.is_some()) {
         ("dynamic", _) => return Err(Skip::PodsDynamic),
         ("none", false) => PodPath::Create,
@@ -178,6 +182,7 @@ mod tests {
         let pod = json!({"kind": "Pod"});
         let p = plan(
             "resize",
+            "resize",
             Some(
                 &json!({"applyDefaults": false, "featureGates": {"MutableContainerProbes": false, "InPlacePodVerticalScalingExclusiveCPUs": true}}),
             ),
@@ -202,8 +207,18 @@ mod tests {
     fn what_no_server_has_is_skipped() {
         let pins = pins();
         let pod = json!({"kind": "Pod"});
-        let skip =
-            |sub: &str, s: Value| plan(sub, Some(&s), Some(&pod), Some(&pod), &pins, pins.newest()).err();
+        let skip = |sub: &str, s: Value| {
+            plan(
+                "update",
+                sub,
+                Some(&s),
+                Some(&pod),
+                Some(&pod),
+                &pins,
+                pins.newest(),
+            )
+            .err()
+        };
         assert_eq!(skip("dynamic", json!({})), Some(Skip::PodsDynamic));
         assert_eq!(
             skip("none", json!({"featureGates": {"MutableContainerProbes": true}})),

@@ -161,6 +161,7 @@ fn trials() -> Result<Vec<Trial>, String> {
     {
         let name = format!("fixture/{}", c.name);
         let planned = plan::plan(
+            &c.area,
             &c.case.subresource,
             c.case.settings.as_ref(),
             c.case.old.as_ref(),
