@@ -113,25 +113,30 @@ impl PodPath {
     }
 }
 
-/// A plain-HTTP/1.1 POST of a JSON body to a loopback server (etcd's JSON gateway); `Ok` on 200.
-/// A hand-written request: one call, on loopback, to a server the oracle started, where a client
-/// library would add a connection pool for nothing.
-fn http_post(addr: &str, path: &str, body: &str) -> Result<(), String> {
+/// A plain-HTTP/1.1 request to a loopback server (etcd's JSON gateway, podmut's probe port): the
+/// status code and body. Hand-written: one call on loopback to a server the test started, where a
+/// client library would add a connection pool for nothing.
+pub fn http_plain(addr: &str, method: &str, path: &str, body: &str) -> Result<(u16, String), String> {
     use std::io::{Read as _, Write as _};
-    let mut stream = std::net::TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    let mut stream = std::net::TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .map_err(|e| e.to_string())?;
     let mut answer = String::new();
     stream.read_to_string(&mut answer).map_err(|e| e.to_string())?;
-    if answer.starts_with("HTTP/1.1 200") {
-        Ok(())
-    } else {
-        Err(answer.lines().next().unwrap_or_default().to_owned())
-    }
+    let code = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("{addr}: not an HTTP answer"))?;
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    Ok((code, body))
 }
 
 fn pods(ns: &str) -> String {
@@ -175,10 +180,18 @@ impl Api {
             json!({"key": b64(key.as_bytes()), "value": b64(object.to_string().as_bytes())}).to_string();
         let addr = url.trim_start_matches("http://").to_owned();
         let key = key.to_owned();
-        tokio::task::spawn_blocking(move || http_post(&addr, "/v3/kv/put", &body))
-            .await
-            .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))?
-            .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))
+        let (code, answer) =
+            tokio::task::spawn_blocking(move || http_plain(&addr, "POST", "/v3/kv/put", &body))
+                .await
+                .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))?
+                .map_err(|e| OracleError::Client(format!("etcd put {key}: {e}")))?;
+        if code == 200 {
+            Ok(())
+        } else {
+            Err(OracleError::Client(format!(
+                "etcd put {key}: HTTP {code}: {answer}"
+            )))
+        }
     }
 
     /// The underlying kube-rs client.

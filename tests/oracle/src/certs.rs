@@ -98,6 +98,21 @@ impl Certs {
         Ok(p)
     }
 
+    /// A serving certificate and key (PEM) for 127.0.0.1 and `localhost`, signed by this CA: for a
+    /// webhook the API server calls with this CA as its `caBundle`.
+    pub fn serving_cert(&self) -> Result<(String, String), OracleError> {
+        let mut p = CertificateParams::new(vec!["localhost".to_owned()]).map_err(rc)?;
+        p.subject_alt_names
+            .push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
+        p.distinguished_name.push(DnType::CommonName, "127.0.0.1");
+        p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        p.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        validity(&mut p);
+        let key = KeyPair::generate().map_err(rc)?;
+        let cert = p.signed_by(&key, self.issuer.as_ref()).map_err(rc)?;
+        Ok((cert.pem(), key.serialize_pem()))
+    }
+
     /// A client certificate and key (PEM) for `user` in `groups`, signed by this CA: how a test
     /// authenticates as someone other than the administrator.
     pub fn client_cert(&self, user: &str, groups: &[&str]) -> Result<(String, String), OracleError> {

@@ -23,6 +23,9 @@ pub struct Config {
     pub feature_gates: BTreeMap<String, bool>,
     /// `--allow-privileged` (envtest sets `true`).
     pub allow_privileged: bool,
+    /// Write an audit log of Pod writes (level Metadata: with the admission annotations) to
+    /// `audit.log` in the control plane's directory ([`ControlPlane::audit_events`]).
+    pub audit: bool,
 }
 
 impl Config {
@@ -32,6 +35,7 @@ impl Config {
             release,
             feature_gates: BTreeMap::new(),
             allow_privileged: true,
+            audit: false,
         }
     }
 
@@ -52,6 +56,9 @@ impl Config {
         }
         if !self.allow_privileged {
             s.push_str(" --allow-privileged=false");
+        }
+        if self.audit {
+            s.push_str(" (audit log)");
         }
         s
     }
@@ -158,7 +165,10 @@ impl ControlPlane {
         let etcd = start_etcd(&etcd_bin, &root)?;
         let port = free_port()?;
         let url = format!("https://127.0.0.1:{port}");
-        let args = apiserver_args(config, &files, &etcd.1, port);
+        let mut args = apiserver_args(config, &files, &etcd.1, port);
+        if config.audit {
+            args.extend(audit_args(&root)?);
+        }
         let apiserver = Process::start(
             "kube-apiserver",
             &apiserver_bin,
@@ -199,6 +209,14 @@ impl ControlPlane {
         Ok(api::Api::from_kubeconfig(&self.kubeconfig, None)
             .await?
             .with_etcd(&self.etcd_url))
+    }
+
+    /// The audit log's events so far (with [`Config::audit`]), one JSON object each.
+    pub fn audit_events(&self) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(self.dir().join("audit.log")).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
     }
 
     async fn wait_ready(&mut self, timeout: Duration) -> Result<(), OracleError> {
@@ -323,6 +341,22 @@ fn apiserver_args(config: &Config, files: &Files, etcd_url: &str, port: u16) -> 
         args.push(format!("--feature-gates={}", config.gates_arg()));
     }
     args
+}
+
+/// The audit policy (Pod writes at level Metadata, which records admission annotations) and the
+/// flags that log it as JSON lines to `root/audit.log`.
+fn audit_args(root: &Path) -> Result<Vec<String>, OracleError> {
+    let policy = root.join("audit-policy.yaml");
+    write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources:\n  - group: \"\"\n    resources: [pods, pods/status, pods/ephemeralcontainers, pods/resize]\n- level: None\n",
+    )?;
+    Ok(vec![
+        format!("--audit-policy-file={}", policy.display()),
+        format!("--audit-log-path={}", root.join("audit.log").display()),
+        "--audit-log-format=json".to_owned(),
+        "--audit-log-mode=blocking".to_owned(),
+    ])
 }
 
 /// A kubeconfig for the administrator: context `oracle` (token), `oracle-cert` (certificate).

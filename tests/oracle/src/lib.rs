@@ -14,7 +14,8 @@
 //! - [`answer`], [`godiff`]: both answers in one shape, and how they are compared;
 //! - [`fixtures`]: the conformance fixtures replayed; [`known`]: the allowed differences;
 //! - [`generate`], [`batch`]: generated changes, sent in bulk;
-//! - [`pool`]: the control planes a run shares.
+//! - [`pool`]: the control planes a run shares;
+//! - [`webhook`]: `podmut serve` behind a real API server, driven with kubectl.
 
 pub mod answer;
 pub mod api;
@@ -30,6 +31,7 @@ pub mod plan;
 pub mod pool;
 pub mod process;
 pub mod releases;
+pub mod webhook;
 
 use std::path::{Path, PathBuf};
 
