@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cmd::{Result, cargo, ensure_dir, run, stdout_of, step, workspace_root, write};
+use crate::cmd::{Result, ensure_dir, run, stdout_of, step, workspace_root, write};
 
 /// One pinned component.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,8 +74,10 @@ pub(crate) fn oracle(args: &[String]) -> Result {
         Some("build") => build(),
         Some("start") => build().and_then(|()| control(&args[1..], "start")),
         Some("stop") => control(&args[1..], "stop"),
-        Some("test") => build().and_then(|()| test(&args[1..])),
-        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER]".into()),
+        Some("test") => build().and_then(|()| test(&args[1..], &[])),
+        Some("long") => build().and_then(|()| long(&args[1..])),
+        Some("bench") => build().and_then(|()| bench()),
+        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER] | long [--cases N] | bench".into()),
     }
 }
 
@@ -216,33 +218,59 @@ fn json_string(text: &str, key: &str) -> Option<String> {
     Some(text[start..start + end].to_owned())
 }
 
-/// `podmut-oracle start|stop ...` (the oracle crate's binary).
+/// `podmut-oracle start|stop ...`: the oracle crate's binary, from the one release build.
 fn control(args: &[String], what: &str) -> Result {
-    let mut c = cargo();
-    c.args([
-        "run",
-        "--quiet",
-        "--package",
-        "podmut-oracle",
-        "--bin",
-        "podmut-oracle",
-        "--",
-        what,
-    ])
-    .args(args);
+    host()?;
+    let bin = crate::cmd::target_dir()
+        .join(crate::setup::HOST_TARGET)
+        .join("release")
+        .join("podmut-oracle");
+    let mut c = Command::new(bin);
+    c.arg(what).args(args);
     run(c)
 }
 
-/// The oracle suite alone, on the one release build (CI runs it with every other test).
-fn test(args: &[String]) -> Result {
+/// The one release build without lint (what `cargo xtask test` builds).
+fn host() -> Result<crate::pipeline::Host> {
     let build = crate::pipeline::Build::new(false)?;
     let components = build.components()?;
-    let host = build.host(&components, false)?;
+    build.host(&components, false)
+}
+
+/// The oracle suite alone, on the one release build (CI runs it with every other test), with
+/// `env` added.
+fn test(args: &[String], env: &[(&str, String)]) -> Result {
+    let host = host()?;
     let mut c = host.cargo("test");
     c.args(["--test", "oracle", "--"])
         .args(args.iter().filter(|a| *a != "--"))
         .env("PODMUT_REQUIRE_ORACLE", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
     step("oracle suite", || run(c))
+}
+
+/// `oracle long [--cases N]`: N (default 100,000) generated changes per request path and release,
+/// printed as the Markdown table of agreement and throughput BENCHMARKS.md records.
+fn long(args: &[String]) -> Result {
+    let cases = crate::cmd::flag(args, "--cases").unwrap_or("100000").to_owned();
+    test(
+        &["generated/".to_owned()],
+        &[
+            ("PODMUT_ORACLE_CASES", cases),
+            ("PODMUT_ORACLE_MARKDOWN", "1".to_owned()),
+        ],
+    )
+}
+
+/// `oracle bench`: the API server's dry run, podmut's webhook and `podmut check` on the same change
+/// (tests/oracle/benches/versus_apiserver.rs).
+fn bench() -> Result {
+    let host = host()?;
+    let mut c = host.cargo("bench");
+    c.args(["--bench", "versus_apiserver"]);
+    step("oracle bench", || run(c))
 }
 
 #[cfg(test)]

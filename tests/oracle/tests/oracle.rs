@@ -61,6 +61,7 @@ fn pool() -> &'static Pool {
 /// Agreement counts per group (`fixtures v1.37.2 update`).
 #[derive(Debug, Default, Clone, Copy)]
 struct Tally {
+    seconds: f64,
     cases: u32,
     verdict: u32,
     type_field: u32,
@@ -104,6 +105,27 @@ fn print_tallies() {
             f64::from(n) * 100.0 / f64::from(d)
         }
     };
+    if std::env::var_os("PODMUT_ORACLE_MARKDOWN").is_some() {
+        println!(
+            "\n| group | cases | verdict | (type, field) | message | warnings | cases/s |\n|---|---|---|---|---|---|---|"
+        );
+        for (group, x) in t.iter() {
+            let rate = if x.seconds > 0.0 {
+                format!("{:.0}", f64::from(x.cases) / x.seconds)
+            } else {
+                "-".into()
+            };
+            println!(
+                "| {group} | {} | {:.3} % | {:.3} % | {:.3} % | {:.3} % | {rate} |",
+                x.cases,
+                pct(x.verdict, x.cases),
+                pct(x.type_field, x.cases),
+                pct(x.message, x.cases),
+                pct(x.warnings, x.cases)
+            );
+        }
+        return;
+    }
     println!("\nagreement with the API server (verdict / (type, field) / message / warnings):");
     for (group, x) in t.iter() {
         println!(
@@ -281,6 +303,7 @@ fn run_generated(release: Release, path: PodPath) -> Result<(), Failed> {
         .block_on(batch::run(pool(), release, path, seed, count, 8))
         .map_err(|e| Failed::from(e.to_string()))?;
     let t = Tally {
+        seconds: result.elapsed.as_secs_f64(),
         cases: u32::try_from(result.cases).unwrap_or(u32::MAX),
         verdict: u32::try_from(result.agreed[0]).unwrap_or(0),
         type_field: u32::try_from(result.agreed[1]).unwrap_or(0),
