@@ -107,6 +107,21 @@ pub(crate) fn build() -> Result {
             }
         }
     }
+    let newest = pins
+        .iter()
+        .filter_map(|p| match p {
+            Pin::Kubernetes(minor, patch) => Some((*minor, *patch)),
+            Pin::Etcd(_) => None,
+        })
+        .max();
+    if let Some((minor, patch)) = newest {
+        let kubectl = bin_dir.join(format!("kubectl-v1.{minor}.{patch}"));
+        if !has_kubectl() && !reports(&kubectl, &format!("v1.{minor}.{patch}")) {
+            step("oracle: build kubectl (none on PATH)", || {
+                build_kubectl(minor, patch, &kubectl)
+            })?;
+        }
+    }
     Ok(())
 }
 
@@ -140,7 +155,9 @@ fn module(name: &str, go_mod: &str) -> Result<PathBuf> {
 /// `go build` of `package` into `out` (through a temporary name, so a half-built binary is never
 /// taken for a built one).
 fn go_build(dir: &Path, package: &str, ldflags: &str, out: &Path) -> Result {
-    let tmp = out.with_extension("building");
+    let mut tmp = out.as_os_str().to_owned();
+    tmp.push(".building");
+    let tmp = PathBuf::from(tmp);
     let mut c = go(dir);
     c.args(["build", "-trimpath", "-ldflags", ldflags, "-o"])
         .arg(&tmp)
@@ -159,7 +176,9 @@ fn build_etcd(version: &str, out: &Path) -> Result {
     go_build(&dir, "go.etcd.io/etcd/server/v3", "-s -w", out)
 }
 
-fn build_apiserver(minor: u32, patch: u32, out: &Path) -> Result {
+/// The generated module that builds a release's commands: it requires `k8s.io/kubernetes` and
+/// replaces every staging module upstream pins at `v0.0.0` by its release.
+fn apiserver_module(minor: u32, patch: u32) -> Result<PathBuf> {
     let version = format!("v1.{minor}.{patch}");
     let staging_version = format!("v0.{minor}.{patch}");
     // The upstream module's own go.mod names the staging modules it pins at v0.0.0.
@@ -185,14 +204,45 @@ fn build_apiserver(minor: u32, patch: u32, out: &Path) -> Result {
     for m in &staging {
         go_mod.push_str(&format!("\t{m} => {m} {staging_version}\n"));
     }
-    go_mod.push_str(")\n\ntool k8s.io/kubernetes/cmd/kube-apiserver\n");
-    let dir = module(&format!("kube-apiserver-{version}"), &go_mod)?;
-    let base = "k8s.io/component-base/version";
-    let ldflags = format!(
-        "-s -w -X {base}.gitVersion={version} -X {base}.gitMajor=1 -X {base}.gitMinor={minor} \
-         -X {base}.gitTreeState=clean -X {base}.buildDate=1970-01-01T00:00:00Z"
+    go_mod.push_str(
+        ")\n\ntool (\n\tk8s.io/kubernetes/cmd/kube-apiserver\n\tk8s.io/kubernetes/cmd/kubectl\n)\n",
     );
-    go_build(&dir, "k8s.io/kubernetes/cmd/kube-apiserver", &ldflags, out)
+    module(&format!("kube-apiserver-{version}"), &go_mod)
+}
+
+fn build_apiserver(minor: u32, patch: u32, out: &Path) -> Result {
+    let dir = apiserver_module(minor, patch)?;
+    go_build(
+        &dir,
+        "k8s.io/kubernetes/cmd/kube-apiserver",
+        &ldflags(minor, patch),
+        out,
+    )
+}
+
+/// kubectl of a release, from the same generated module as its kube-apiserver (most of its
+/// packages are then built already): the webhook tests drive the API server with kubectl, and a
+/// machine without one gets the newest release's.
+fn build_kubectl(minor: u32, patch: u32, out: &Path) -> Result {
+    let dir = apiserver_module(minor, patch)?;
+    go_build(&dir, "k8s.io/kubernetes/cmd/kubectl", &ldflags(minor, patch), out)
+}
+
+/// `-ldflags` stamping a release's version in, as upstream's build does.
+fn ldflags(minor: u32, patch: u32) -> String {
+    let base = "k8s.io/component-base/version";
+    format!(
+        "-s -w -X {base}.gitVersion=v1.{minor}.{patch} -X {base}.gitMajor=1 -X {base}.gitMinor={minor} \
+         -X {base}.gitTreeState=clean -X {base}.buildDate=1970-01-01T00:00:00Z"
+    )
+}
+
+/// Whether `kubectl` on PATH runs.
+fn has_kubectl() -> bool {
+    Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The modules a go.mod requires at exactly `v0.0.0` (Kubernetes' staging repositories).
