@@ -117,6 +117,44 @@ pub fn judge(path: PodPath, ex: &Exchange, settings: &Value) -> Outcome {
     Outcome::Compared { agreement, report }
 }
 
+/// A `qos` fixture replayed: the Pod created with `dryRun=All` — the server sets
+/// `status.qosClass` as it stores a Pod, after defaulting, with `GetPodQOS` (a class the client
+/// sent in `status` wins) — and podmut's QoS class of the same bytes (defaults applied, `GetPodQOS`
+/// too). `Err`: the server refused the Pod, so it computed no class.
+pub async fn replay_qos(
+    pool: &Pool,
+    config: &crate::Config,
+    pod: &Value,
+) -> Result<Result<(String, String), String>, OracleError> {
+    let server = pool.get(config).await.map_err(OracleError::Start)?;
+    let ns = exchange::fresh_namespace();
+    server.api.create_namespace(&ns).await?;
+    let sent = exchange::in_namespace(pod, &ns);
+    let reply = server
+        .api
+        .dry_run(&ns, "", PodPath::Create, &sent, "fieldValidation=Ignore")
+        .await?;
+    if !reply.ok() {
+        return Ok(Err(refusal(&reply)));
+    }
+    let theirs = reply
+        .body
+        .pointer("/status/qosClass")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let answer = if native() {
+        podmut_conformance::qos::native_answer(&sent.to_string(), true, false)
+    } else {
+        podmut_conformance::qos::wasm_answer(&sent.to_string(), true, false)
+    };
+    let ours = answer
+        .get("qosClass")
+        .and_then(Value::as_str)
+        .map_or_else(|| answer.to_string(), str::to_owned);
+    Ok(Ok((ours, theirs)))
+}
+
 /// A refusal in one line: code and message.
 pub fn refusal(reply: &Reply) -> String {
     format!(

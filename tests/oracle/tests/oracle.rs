@@ -5,6 +5,8 @@
 //! ignored, naming the command that builds them.
 //!
 //! - `fixture/<area>/<case>`: each conformance `check` fixture, replayed ([`podmut_oracle::fixtures`]);
+//! - `qos/<case>`: each `qos` fixture's Pod created (dry run): the server's `status.qosClass`
+//!   against podmut's class;
 //! - `generated/<release>/<path>`: `PODMUT_ORACLE_CASES` (default 1,000) generated changes per
 //!   request path and claimed release, seed `PODMUT_ORACLE_SEED` (default 1)
 //!   ([`podmut_oracle::batch`]);
@@ -177,6 +179,7 @@ fn trials() -> Result<Vec<Trial>, String> {
     };
     let mut trials = Vec::new();
     let mut used_skips = Vec::new();
+    let cases_qos: Vec<_> = cases.iter().filter(|c| c.area == "qos").cloned().collect();
     for c in cases
         .into_iter()
         .filter(|c| CHECK_AREAS.contains(&c.area.as_str()))
@@ -226,6 +229,34 @@ fn trials() -> Result<Vec<Trial>, String> {
         };
         trials.push(trial);
     }
+    for c in cases_qos {
+        let name = format!("qos/{}", c.name);
+        let trial = match (&missing, required, c.case.pod.clone()) {
+            (Some(m), false, _) => Trial::test(name, || Ok(()))
+                .with_kind(format!("not built: {m}"))
+                .with_ignored_flag(true),
+            (Some(m), true, _) => {
+                let m = m.clone();
+                Trial::test(name, move || Err(Failed::from(m)))
+            }
+            (None, _, Some(pod)) if pod.get("kind").and_then(serde_json::Value::as_str) == Some("Pod") => {
+                let config = podmut_oracle::Config::stock(default);
+                let listed = known.for_case(&c.name).map(|e| e.id.clone());
+                Trial::test(name, move || run_qos(&config, &pod, listed.as_deref()))
+            }
+            (None, _, _) => match known.for_skip("podmut-input") {
+                Some(entry) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("known: {}", entry.id))
+                    .with_ignored_flag(true),
+                None => Trial::test(name, || {
+                    Err(Failed::from(
+                        "not a Pod, and no podmut-input entry in known-differences.yaml",
+                    ))
+                }),
+            },
+        };
+        trials.push(trial);
+    }
     for release in claimed {
         for path in PodPath::ALL {
             let name = format!("generated/{release}/{}", path.name());
@@ -259,6 +290,42 @@ fn trials() -> Result<Vec<Trial>, String> {
         }
     }));
     Ok(trials)
+}
+
+fn run_qos(
+    config: &podmut_oracle::Config,
+    pod: &serde_json::Value,
+    listed: Option<&str>,
+) -> Result<(), Failed> {
+    let got = runtime()
+        .block_on(fixtures::replay_qos(pool(), config, pod))
+        .map_err(|e| Failed::from(e.to_string()))?;
+    let (ours, theirs) = match (got, listed) {
+        (Ok(answers), _) => answers,
+        (Err(_), Some(_)) => return Ok(()),
+        (Err(why), None) => {
+            return Err(Failed::from(format!(
+                "the server refuses the Pod, so it computes no QoS class: {why}"
+            )));
+        }
+    };
+    let agree = ours == theirs;
+    record(
+        format!("fixtures {} qos", config.release),
+        Agreement {
+            verdict: agree,
+            type_field: agree,
+            message: agree,
+            warnings: true,
+        },
+    );
+    match (agree, listed) {
+        (true, None) | (false, Some(_)) => Ok(()),
+        (true, Some(id)) => Err(Failed::from(format!(
+            "listed in known-differences.yaml ({id}) but agrees now: delete it"
+        ))),
+        (false, None) => Err(Failed::from(format!("QoS class: podmut {ours}, server {theirs}"))),
+    }
 }
 
 fn run_fixture(name: &str, plan: &Plan, listed: Option<&str>) -> Result<(), Failed> {
