@@ -5,7 +5,7 @@
 //! ignored, naming the command that builds them.
 //!
 //! - `fixture/<area>/<case>`: each conformance `check` fixture, replayed ([`podmut_oracle::fixtures`]);
-//! - `qos/<case>`: each `qos` fixture's Pod created (dry run): the server's `status.qosClass`
+//! - `fixture/qos/<case>`: each `qos` fixture's Pod created (dry run): the server's `status.qosClass`
 //!   against podmut's class;
 //! - `generated/<release>/<path>`: `PODMUT_ORACLE_CASES` (default 1,000) generated changes per
 //!   request path and claimed release, seed `PODMUT_ORACLE_SEED` (default 1)
@@ -230,7 +230,7 @@ fn trials() -> Result<Vec<Trial>, String> {
         trials.push(trial);
     }
     for c in cases_qos {
-        let name = format!("qos/{}", c.name);
+        let name = format!("fixture/{}", c.name);
         let trial = match (&missing, required, c.case.pod.clone()) {
             (Some(m), false, _) => Trial::test(name, || Ok(()))
                 .with_kind(format!("not built: {m}"))
