@@ -4,7 +4,7 @@
 //! plus the data segment: ~1.3 MiB). wasi-libc's allocator takes the memory between the data and
 //! the initial end as its first heap, so a review of a few containers never calls `memory.grow`;
 //! under wasmtime's pooling allocator every growth was an `mprotect` and undoing it on the next
-//! instance another, about 10 µs of a fresh-instance review (BENCHMARKS.md, issue 16 "Step 4c").
+//! instance another, about 10 µs of a fresh-instance review.
 //! Hosts reserve the 4 MiB but only the pages a call touches are ever backed.
 
 /// Initial linear memory, bytes (a multiple of the 64 KiB WebAssembly page).

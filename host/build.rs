@@ -50,7 +50,7 @@ fn main() {
 
 /// The static Linux binary (musl, static-pie) with its relative relocations packed (`DT_RELR`,
 /// musl 1.2.4+ applies them at start): 1.3 MB of `.rela.dyn` the loader read at every start
-/// become a few KB (BENCHMARKS.md, issue 16 "Step 11"). Only the binaries, only musl: a glibc
+/// become a few KB (BENCHMARKS.md, "Size"). Only the binaries, only musl: a glibc
 /// build would need glibc 2.36+ wherever it runs. A linker without the option ignores `-z`
 /// options it does not know, with a warning.
 fn link_settings() {

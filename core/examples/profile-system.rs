@@ -1,6 +1,6 @@
 //! The `profile` example's loop on the platform's allocator (glibc's malloc on a `-gnu` build)
-//! instead of mimalloc: for comparing the two, and with measurements taken before "Step 7b"
-//! (BENCHMARKS.md, issue 16), which all used glibc's malloc.
+//! instead of mimalloc: for comparing the two, and with older figures
+//! measured with glibc's malloc.
 //!
 //! ```sh
 //! cargo build --release -p podmut-core --example profile-system

@@ -3,7 +3,7 @@
 //! std's stable sort is generic over the element and the comparator, so every `sort_by` on a new
 //! element type, and every `collect()` into a `BTreeMap` (it sorts the pairs before building the
 //! tree, with a comparator closure that is a new type for each iterator), adds a ~4–5 KB copy of
-//! it to the component (BENCHMARKS.md, issue 16 "Step 6c"). Here one sort over `usize` indices,
+//! it to the component (measured: −119 KB of component). Here one sort over `usize` indices,
 //! behind a `dyn` comparator, serves every element type, and maps and sets are built by
 //! inserts (the insert code each map type already has).
 //!

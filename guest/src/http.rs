@@ -1,7 +1,7 @@
 //! The `wasi:http/incoming-handler` export: `wasmtime serve -S cli podmut.wasm`.
 //!
 //! Answers `POST /validate` with an AdmissionReview response like `podmut serve` does, over the
-//! plain HTTP that `wasmtime serve` speaks (TLS belongs in a host; see README). Other paths get 404,
+//! plain HTTP that `wasmtime serve` speaks (TLS belongs in a host; see docs/hosts.md). Other paths get 404,
 //! other methods on `/validate` 405, bodies over the input limit 413, a review that cannot be
 //! judged 400 with the problem as text.
 

@@ -12,7 +12,7 @@
 //! Input: the same UPDATE AdmissionReview as `web/bench/fixture.mjs` (old and new Pod with `n`
 //! containers with probes, env, ports and resources; the new one changes one image: allowed).
 //! Warm-up 1 s and measurement 3 s per benchmark (the machine is small and shared: compare ratios
-//! within one run). Results and their reading: BENCHMARKS.md, "Measurements (issue 7)".
+//! within one run). Results and their reading: BENCHMARKS.md, "Per-call cost" and "Growth with Pod size".
 #![expect(clippy::expect_used, reason = "a benchmark: failing loudly is fine")]
 
 use std::hint::black_box;

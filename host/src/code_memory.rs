@@ -5,8 +5,8 @@
 //! (`Component::deserialize_raw`, the embedded artefact in the binary's read-only data,
 //! [`crate::precompiled`]) it needs the embedder to do it, through `Config::with_custom_code_memory`.
 //! Without this, `Component::deserialize` copies the whole artefact (8 MB) into fresh memory on
-//! every start: ~2,000 page faults and a copy before the first call (BENCHMARKS.md, issue 16
-//! "Step 9a"). Hand-written because it is one system call; wasmtime's own version is private.
+//! every start: ~2,000 page faults and a copy before the first call (BENCHMARKS.md,
+//! "The CLI"). Hand-written because it is one system call; wasmtime's own version is private.
 //!
 //! x86-64 Linux only: its instruction cache needs no flush after code is written (other
 //! architectures would need one), and `mprotect` may make a private file mapping executable. Where

@@ -3,8 +3,8 @@
 //! musl's x86-64 `memcpy` is `rep movsq` plus a byte loop, and its `memmove` falls back to it:
 //! slow to start on the short copies that dominate here. Every `memory.copy` of the guest is a
 //! wasmtime libcall into the host's `memmove` (each string serde_json decodes, each `Vec` that
-//! grows), so in the static binary it was 15 % of a whole `podmut check` (BENCHMARKS.md, issue 16
-//! "Step 7c" and "Step 8a"). glibc picks a vectorised copy per CPU; glibc builds keep it (this
+//! grows), so in the static binary it was 15 % of a whole `podmut check` (BENCHMARKS.md,
+//! "The CLI"). glibc picks a vectorised copy per CPU; glibc builds keep it (this
 //! module exports nothing there).
 //!
 //! Written here because no well-kept crate fits: `rlibc` and `polished_memory` copy byte by byte

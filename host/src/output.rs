@@ -1,6 +1,6 @@
 //! Rendering component results for people (`-o text`) and programs (`-o json|yaml`).
 //!
-//! The JSON shapes here are podmut's public, documented CLI contract (README, design.md §4).
+//! The JSON shapes here are podmut's public, documented CLI contract (docs/cli.md).
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -124,7 +124,7 @@ pub fn to_yaml_string(v: &Value) -> String {
     serde_yaml_ng::to_string(v).unwrap_or_else(|e| format!("# cannot render YAML: {e}\n"))
 }
 
-// ---- Node-side commands (`allocate`, `probes`, `statuses`); schemas in README "Node-side commands".
+// ---- Node-side commands (`allocate`, `probes`, `statuses`); schemas in docs/node.md.
 
 use crate::bindings::exports::podmut::policy::node::{
     AllocationDecision, AllocationOutcome, ProbeReconciliation, RetryPlan,

@@ -15,7 +15,7 @@
 //! loaded. The machine code comes first so that it starts where the artefact starts: `main.rs`
 //! embeds the artefact page-aligned, and on x86-64 Linux the code is then used where it lies in
 //! the binary (`Component::deserialize_raw`, published by [`crate::code_memory`]) instead of being
-//! copied into fresh memory on every start (BENCHMARKS.md, issue 16 "Step 9a").
+//! copied into fresh memory on every start (BENCHMARKS.md, "The CLI").
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -765,8 +765,8 @@ pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
     // frames would read it (wasmtime's own trap backtraces walk frame pointers; a host panic is
     // caught before it reaches guest frames), and the static binary's LLVM libunwind registers it
     // one function at a time and deregisters it with a linear scan per function: half of a whole
-    // `podmut check` was that scan when the component was dropped (BENCHMARKS.md, issue 16
-    // "Step 4d"). The setting is part of the engine's compatibility hash, so the cache key
+    // `podmut check` was that scan when the component was dropped (measured: half of a
+    // small `podmut check`). The setting is part of the engine's compatibility hash, so the cache key
     // changes with it; wasmtime loads artefacts compiled either way.
     config.native_unwind_info(false);
     // Publishes machine code wherever it lies, so the embedded artefact runs without a copy.
@@ -790,7 +790,7 @@ pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
             // Reset a slot by restoring only the pages the last instance wrote (found with
             // `PAGEMAP_SCAN` where the kernel has it): they stay mapped, so the next instance
             // neither faults them in again nor pays for clearing untouched memory (BENCHMARKS.md,
-            // issue 16 "Step 4c").
+            // "Per-call cost").
             .pagemap_scan(wasmtime::Enabled::Auto);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }

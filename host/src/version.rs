@@ -27,7 +27,7 @@ macro_rules! kubernetes {
 }
 
 /// The newest Kubernetes generation whose API-server and kubelet rules the component follows
-/// (README, "Validation rules"). Update it together with the rules.
+/// (docs/rules.md). Update it together with the rules.
 pub const KUBERNETES: &str = kubernetes!();
 
 /// `podmut --version`: every fact on one line.

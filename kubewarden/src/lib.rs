@@ -14,7 +14,7 @@
 //!
 //! Every Kubernetes decision stays in `podmut-core`; this crate is glue, like `guest/`.
 //! The `io.kubewarden.metadata` section comes from `kubewarden/metadata.yml` (`kwctl annotate`, see
-//! README).
+//! kubewarden/README.md).
 
 use kubewarden_policy_sdk::response::ValidationResponse;
 use kubewarden_policy_sdk::settings::SettingsValidationResponse;

@@ -9,7 +9,7 @@
 //! - `image/`: the container image as an OCI image layout;
 //! - `oci/component/`, `oci/kubewarden/`: the two wasm artefacts as OCI layouts;
 //! - `podmut-<version>-x86_64-unknown-linux-musl.tar.gz` (`podmut`, `kubectl-podmut`, LICENSE,
-//!   README.md, CHANGELOG.md, shell completions, man pages) and `krew/podmut.yaml`;
+//!   README.md, CHANGELOG.md, docs/, shell completions, man pages) and `krew/podmut.yaml`;
 //! - `SHA256SUMS` (`sha256sum -c SHA256SUMS`).
 //!
 //! Every output is a function of the inputs and `--source-date-epoch` (the commit's time): the
@@ -188,6 +188,21 @@ fn archive_entries(args: &Args, binary: &[u8], top: &str) -> Result<Vec<archive:
             0o644,
             read(&args.workspace.join(doc))?,
         ));
+    }
+    // The README's links point into docs/: ship the pages it links to.
+    entries.push(Entry::Dir(format!("{top}/docs/")));
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(args.workspace.join("docs"))
+        .context("docs/")?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        let name = page
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        entries.push(file(format!("{top}/docs/{name}"), 0o644, read(&page)?));
     }
     entries.push(Entry::Dir(format!("{top}/completions/")));
     for (shell, name) in [

@@ -10,7 +10,7 @@ use std::process::Command;
 use crate::{SpliceError, core_module, digest, replace_core_module, split_names};
 
 /// The flags `wasm-opt` runs with. `-Oz`: the smallest of `-Oz`/`-Os`/`-O3` at the same per-call
-/// speed (BENCHMARKS.md, issue 16 step 4b). `-g` keeps the `name` section through the passes, so
+/// speed (BENCHMARKS.md, "Size"). `-g` keeps the `name` section through the passes, so
 /// [`split_names`] can move the optimised module's own function names into the names file.
 /// No feature flags: binaryen reads the module's `target_features` section (`-all` would make
 /// binaryen 108 write type encodings wasmtime 48 rejects).

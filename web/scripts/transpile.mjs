@@ -70,7 +70,7 @@ for (const [name, bytes] of Object.entries(files)) {
  * Copy the ES module `from` to `to` minified (esbuild: whitespace, syntax and local names; imports,
  * exports and license comments kept), or as it is when minifying does not make it smaller.
  * The packages ship readable modules; minified, the page's scripts are about half the gzip bytes
- * (BENCHMARKS.md, issue 16 step 10).
+ * (BENCHMARKS.md, "Browser download").
  */
 async function copyModule(from, to) {
   const source = await readFile(from, 'utf8');

@@ -360,7 +360,7 @@ describe('playground in Chromium', { skip }, () => {
     await page.close();
   });
 
-  // ---- the policies panel (issue 17): policies.evaluate on the page's change ----------------------
+  // ---- the policies panel: policies.evaluate on the page's change ----------------------
 
   /** Wait until the policies verdict matches `re`; returns its text. */
   async function vapVerdictMatches(page, re) {

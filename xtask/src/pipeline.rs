@@ -107,7 +107,7 @@ impl Build {
             || {
                 let wasi_out = build_components(self.cargo(), &["podmut-guest", "podmut-misbehave"])?;
                 let mut kubewarden = self.cargo();
-                // Its own profile: release with fat LTO (BENCHMARKS.md, issue 16 step 8c).
+                // Its own profile: release with fat LTO (BENCHMARKS.md, "Kubewarden").
                 kubewarden.args([
                     "build",
                     "--profile",

@@ -13,7 +13,7 @@
 //!
 //! The shipped native binary (the static musl `podmut`) allocates with mimalloc (host/src/main.rs),
 //! so the native review is measured with that allocator too: glibc's malloc adds ~24 % of
-//! instructions to a review (BENCHMARKS.md, issue 16 "Step 7b"), musl's much more.
+//! instructions to a review (BENCHMARKS.md, "Per-call cost"), musl's much more.
 //! `profile-system` is the same harness on the platform's allocator.
 
 #[global_allocator]

@@ -5,7 +5,7 @@
 //! Every typed decoding of JSON text goes through [`from_str`] (tracking off) or
 //! [`from_str_tracked`] (strict field validation): the k8s-openapi decoders are instantiated for
 //! one deserializer type only, [`Tracked`] over `&mut serde_json::Deserializer<StrRead>`. A second
-//! type would carry every decoder twice (+0.77 MB of component, BENCHMARKS step 3).
+//! type would carry every decoder twice (+0.77 MB of component).
 //!
 //! The wrappers are newtypes of what they wrap: what is noted lives in a thread-local [`State`],
 //! switched on for the length of one tracked decoding, so a decoding with tracking off runs the
@@ -19,7 +19,7 @@
 //!
 //! The wrappers' forwarding methods are `#[inline]` in native builds only: without the hint the
 //! inliner kept the tracking-off decoding's key, object and option paths out of line (+29 k
-//! instructions per 5-container review, BENCHMARKS step 6d; with it −16 k, step 7a). The
+//! instructions per 5-container review; with it −16 k). The
 //! size-first component builds (wasm) keep their own inlining: with the hint the shipped
 //! component was +7 KB gzip -9.
 

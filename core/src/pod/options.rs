@@ -5,7 +5,7 @@
 //! update of that Pod ("ratcheting"), while new Pods get the strict rule. Every strategy that
 //! validates a Pod (create, update, `pods/status`, `pods/ephemeralcontainers`, `pods/resize`)
 //! derives its options the same way and sets `ResourceIsPod`; podmut's `pods/dynamic` does the
-//! same. The README's rule table lists every option.
+//! same. docs/rules.md, "Validation options", lists every option.
 
 use std::borrow::Cow;
 

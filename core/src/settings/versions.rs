@@ -10,7 +10,7 @@
 //!
 //! Supported releases are those whose validation podmut follows (1.33 to 1.35). Adding one: add its
 //! minor to [`KubernetesVersion::SUPPORTED`], each gate's new stage to [`GATE_HISTORY`], and any
-//! rule that changed to [`KubernetesVersion`]'s methods; then the README's version table.
+//! rule that changed to [`KubernetesVersion`]'s methods; then docs/kubernetes-versions.md.
 
 use std::fmt;
 

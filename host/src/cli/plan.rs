@@ -3,7 +3,7 @@
 //! probe plan and the container statuses right after. The text reads like `terraform plan`.
 //!
 //! `--policy FILE` keeps naming the component, as in every command; plan also takes
-//! ValidatingAdmissionPolicies there (issue 17): each file is sniffed — the WebAssembly magic
+//! ValidatingAdmissionPolicies there: each file is sniffed — the WebAssembly magic
 //! `\0asm` (or a `.wasm` name) is the component, anything else holds policies and bindings, which
 //! the component's `policies.evaluate` judges beside `report.plan` (the `vap` section).
 

@@ -20,7 +20,7 @@ pub(crate) enum RulesFormat {
     Json,
     /// The same object as YAML.
     Yaml,
-    /// The Markdown table README.md embeds.
+    /// The Markdown table docs/rules.md embeds.
     Markdown,
 }
 
@@ -153,7 +153,7 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The README's rule table.
+/// docs/rules.md's rule table.
 fn rules_markdown(t: &RuleTable) -> String {
     let mut out = format!(
         "{} rules (sources: {}).\n\n| origin | request paths | upstream source | fixtures | what it asks |\n|---|---|---|--:|---|\n",

@@ -451,6 +451,8 @@ fn the_archive_and_the_krew_manifest_fit_together() {
         "LICENSE",
         "README.md",
         "CHANGELOG.md",
+        "docs/install.md",
+        "docs/oracle.md",
         "completions/podmut.bash",
         "completions/_podmut",
         "completions/podmut.fish",

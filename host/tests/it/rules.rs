@@ -1,5 +1,5 @@
 //! `podmut rules` and `podmut explain` through the built binary (so through the component's
-//! `report.rules`), and the README's rule table, generated from the same call.
+//! `report.rules`), and docs/rules.md's rule table, generated from the same call.
 
 use crate::support::{expect_bad_input, json_of, run, stderr, stdout};
 
@@ -94,22 +94,25 @@ fn an_unknown_origin_is_bad_input_with_close_matches() {
     assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
 }
 
-/// The README's rule table is `podmut rules -o markdown` between its markers; `PODMUT_BLESS=1`
+/// docs/rules.md's rule table is `podmut rules -o markdown` between its markers; `PODMUT_BLESS=1`
 /// rewrites it (refused under CI, like the fixtures).
 #[test]
-fn the_readme_rule_table_is_current() {
+fn the_docs_rule_table_is_current() {
     const BEGIN: &str = "<!-- BEGIN podmut rules -o markdown (generated: PODMUT_BLESS=1 cargo test -p podmut --test it -- rules::) -->\n";
     const END: &str = "<!-- END podmut rules -o markdown -->";
     let o = run(&["rules", "-o", "markdown"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
     let table = stdout(&o);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md");
     let readme = std::fs::read_to_string(&path).unwrap();
-    let start = readme.find(BEGIN).expect("README.md has the rules BEGIN marker") + BEGIN.len();
+    let start = readme
+        .find(BEGIN)
+        .expect("docs/rules.md has the rules BEGIN marker")
+        + BEGIN.len();
     let end = start
         + readme[start..]
             .find(END)
-            .expect("README.md has the rules END marker");
+            .expect("docs/rules.md has the rules END marker");
     if readme[start..end] == table {
         return;
     }
@@ -121,7 +124,7 @@ fn the_readme_rule_table_is_current() {
         return;
     }
     panic!(
-        "README.md's rule table is stale: regenerate it with \
-         `PODMUT_BLESS=1 cargo test -p podmut --test it -- rules::the_readme_rule_table_is_current`"
+        "docs/rules.md's rule table is stale: regenerate it with \
+         `PODMUT_BLESS=1 cargo test -p podmut --test it -- rules::the_docs_rule_table_is_current`"
     );
 }

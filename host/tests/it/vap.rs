@@ -1,4 +1,4 @@
-//! `podmut vap` (issue 17) through the built binary, and so through the component: KEP-5972's two
+//! `podmut vap` through the built binary, and so through the component: KEP-5972's two
 //! sample policies on the example changes, the JSON shape, the exit codes, an AdmissionReview
 //! input and the bad-input errors; and `podmut plan --policy`, whose `--policy` files are the
 //! component (a .wasm) or policies, told apart by their bytes.

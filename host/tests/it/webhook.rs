@@ -696,7 +696,7 @@ async fn shutdown_drains_in_flight_requests() {
 }
 
 // ------------------------------------------------------------------------------------------
-// The probe port and oversized bodies over HTTP/2 (issue 13), on real sockets
+// The probe port and oversized bodies over HTTP/2, on real sockets
 
 /// One plain-HTTP request (HTTP/1.1, or HTTP/2 with prior knowledge) on a fresh connection.
 async fn plain_http(addr: SocketAddr, h2: bool, method: &str, path: &str) -> (StatusCode, String) {
@@ -1034,7 +1034,7 @@ async fn curl_http2_reads_the_413() {
 }
 
 // ------------------------------------------------------------------------------------------
-// Enforcement (issue 13): the component answers, the webhook counts and logs
+// Enforcement: the component answers, the webhook counts and logs
 
 fn webhook_with_settings(settings: &str) -> Webhook {
     Webhook::with_runtime(

@@ -229,7 +229,7 @@ fn http_post_validate_answers_like_the_webhook() {
     assert_eq!(v["response"]["allowed"], true);
 }
 
-/// `enforcement` through the two WASI exports, from `PODMUT_SETTINGS` (issue 13).
+/// `enforcement` through the two WASI exports, from `PODMUT_SETTINGS`.
 #[test]
 fn both_wasi_exports_honour_enforcement_from_podmut_settings() {
     let denied = review(&["a"], &["a", "b"]);
