@@ -52,6 +52,7 @@
 mod admission;
 mod allocation;
 mod defaults;
+mod disabled_fields;
 mod document;
 mod dynamic;
 mod ephemeral;

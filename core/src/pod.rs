@@ -9,12 +9,14 @@
 //! - [`update`] — `ValidatePodUpdate`, split into its metadata/full-validation prefix and its
 //!   spec-update step;
 //! - [`container`], [`ephemeral`] — containers, init and ephemeral containers;
+//! - [`restart_rules`] — container-level restart policies and rules;
 //! - [`probes`] — probes and lifecycle handlers;
 //! - [`resources`], [`resize`] — resources, resource claims, resize policy, pod-level resources,
 //!   and the in-place resize rules;
 //! - [`security`] — security contexts, Windows/Linux OS rules, host namespaces;
 //! - [`scheduling`] — tolerations, scheduling gates, affinity, topology spread, DNS;
 //! - [`volumes`] — volumes and their sources;
+//! - [`warnings`] — the warnings of a successful create;
 //! - [`names`] — apimachinery's string formats (DNS labels, qualified names, IPs, ...).
 
 pub(crate) mod annotations;
@@ -26,12 +28,14 @@ pub(crate) mod options;
 pub(crate) mod probes;
 pub(crate) mod resize;
 pub(crate) mod resources;
+pub(crate) mod restart_rules;
 pub(crate) mod scheduling;
 pub(crate) mod security;
 pub(crate) mod spec;
 pub(crate) mod update;
 pub(crate) mod util;
 pub(crate) mod volumes;
+pub(crate) mod warnings;
 
 pub(crate) use annotations::validate_pod_specific_annotation_updates;
 pub(crate) use meta::validate_object_meta_update;

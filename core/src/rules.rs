@@ -211,8 +211,8 @@ static RULES: &[Rule] = &[
     Rule {
         origin: "container/init-restart-policy",
         paths: SPEC,
-        source: "pkg/apis/core/validation.validateInitContainers",
-        text: "an init container's restartPolicy may only be Always (a sidecar)",
+        source: "pkg/apis/core/validation.validateInitContainerRestartPolicy",
+        text: "without ContainerRestartRules an init container's restartPolicy may only be Always (a sidecar)",
     },
     Rule {
         origin: "container/mount-propagation",
@@ -269,10 +269,22 @@ static RULES: &[Rule] = &[
         text: "recursiveReadOnly must be a known mode and needs readOnly and no propagation",
     },
     Rule {
+        origin: "container/restart-policy",
+        paths: SPEC,
+        source: "pkg/apis/core/validation.validateContainerRestartPolicy",
+        text: "with ContainerRestartRules a container's restartPolicy is Always, Never or OnFailure, and required with rules",
+    },
+    Rule {
         origin: "container/restart-policy-forbidden",
         paths: SPEC,
         source: "pkg/apis/core/validation.validateContainers",
-        text: "a regular container may not set restartPolicy",
+        text: "without ContainerRestartRules a regular container may not set restartPolicy",
+    },
+    Rule {
+        origin: "container/restart-policy-rules",
+        paths: SPEC,
+        source: "pkg/apis/core/validation.validateContainerRestartPolicy",
+        text: "restartPolicyRules: at most 20, each a Restart action on exitCodes (In or NotIn, at most 255 values); none on a sidecar",
     },
     Rule {
         origin: "container/termination-message-policy",
@@ -903,6 +915,12 @@ static RULES: &[Rule] = &[
         paths: SPEC,
         source: "pkg/apis/core/validation.validatePodResources",
         text: "pod-level requests must be at least the containers' aggregate requests",
+    },
+    Rule {
+        origin: "resources/pod-level-windows",
+        paths: SPEC,
+        source: "pkg/apis/core/validation.validatePodResources",
+        text: "a Windows Pod may not set pod-level resources (nothing else about them is checked then)",
     },
     Rule {
         origin: "resources/quantity-format",

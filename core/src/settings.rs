@@ -52,12 +52,15 @@ pub enum Gate {
     /// `controller.kubernetes.io/pod-deletion-cost` must be a 32-bit integer (beta, on since 1.22);
     /// off: any value.
     PodDeletionCost,
+    /// `clusterTrustBundle` projected volume sources (beta, off in 1.33 to 1.35); off: the API
+    /// server drops them from a new Pod unless the old Pod already has one.
+    ClusterTrustBundleProjection,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
     /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
-    pub const ALL: [(Gate, bool); 15] = [
+    pub const ALL: [(Gate, bool); 16] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
         (Gate::InPlacePodVerticalScaling, true),
@@ -73,6 +76,7 @@ impl Gate {
         (Gate::PodLifecycleSleepActionAllowZero, true),
         (Gate::SELinuxMount, false),
         (Gate::PodDeletionCost, true),
+        (Gate::ClusterTrustBundleProjection, false),
     ];
 
     /// The upstream gate name.
@@ -93,6 +97,7 @@ impl Gate {
             Gate::PodLifecycleSleepActionAllowZero => "PodLifecycleSleepActionAllowZero",
             Gate::SELinuxMount => "SELinuxMount",
             Gate::PodDeletionCost => "PodDeletionCost",
+            Gate::ClusterTrustBundleProjection => "ClusterTrustBundleProjection",
         }
     }
 

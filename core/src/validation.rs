@@ -135,7 +135,7 @@ pub fn check(
     let new = defaulted(new);
     let old = old.map(defaulted);
     let (errors, warnings) = match (old.as_ref(), sub) {
-        (None, Subresource::None) => (validate_create(&new, settings), Vec::new()),
+        (None, Subresource::None) => validate_create(&new, settings),
         (None, other) => {
             return Err(InputError::malformed(
                 "old-pod",
@@ -151,9 +151,20 @@ pub fn check(
     ))
 }
 
-/// A create (`podStrategy.Validate`): the options of a new Pod, then `ValidatePodCreate`.
-fn validate_create(new: &Pod, settings: &Settings) -> ErrorList {
-    crate::pod::validate_pod_create(new, &PodValidationOptions::for_create(new, settings))
+/// A create: `podStrategy.PrepareForCreate` drops the fields of disabled gates, `Validate` derives
+/// the options of a new Pod and runs `ValidatePodCreate`, and a Pod that passes gets
+/// `WarningsOnCreate`.
+fn validate_create(new: &Pod, settings: &Settings) -> (ErrorList, Vec<String>) {
+    let mut prepared = crate::disabled_fields::prepare(new, None, settings);
+    let pod = &prepared.pod;
+    let errors = crate::pod::validate_pod_create(pod, &PodValidationOptions::for_create(pod, settings));
+    if errors.is_empty() {
+        let spec = crate::podutil::spec(pod);
+        prepared
+            .warnings
+            .extend(crate::pod::warnings::warnings_on_create(&spec));
+    }
+    (errors, prepared.warnings)
 }
 
 /// A plain update (`podStrategy.ValidateUpdate`): the main resource's strategy keeps the stored
@@ -178,7 +189,10 @@ fn validate_update_on(
         (validate(&prepared.pod, old, settings), prepared.warnings)
     };
     match sub {
-        Subresource::None => (validate_plain_update(new, old, settings), Vec::new()),
+        Subresource::None => run(
+            crate::disabled_fields::prepare(new, Some(old), settings),
+            validate_plain_update,
+        ),
         Subresource::Dynamic => run(
             crate::dynamic::prepare_update(new, old),
             crate::dynamic::validate_dynamic_update,

@@ -16,6 +16,7 @@ use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
 use crate::pod::probes::{ProbeKind, validate_lifecycle, validate_probe_of_kind};
 use crate::pod::resources::{validate_container_resources, validate_resize_policy};
+use crate::pod::restart_rules::{validate_init_container_restart_policy, validate_regular_restart_policy};
 use crate::pod::security::validate_security_context;
 use crate::pod::util::{items, opt_str};
 use crate::pod::volumes::{
@@ -659,7 +660,7 @@ fn validate_probes_and_lifecycle(c: &Container, ctx: &ContainerContext<'_>, path
 }
 
 /// `validateContainers`: the list is required; common checks; unique names; lifecycle and probes;
-/// `restartPolicy` is `Forbidden` on a regular container; host ports unique across the list.
+/// the container's restart policy and rules; host ports unique across the list.
 pub(crate) fn validate_containers(
     containers: &[Container],
     ctx: &ContainerContext<'_>,
@@ -680,15 +681,7 @@ pub(crate) fn validate_containers(
             );
         }
         errs.extend(validate_probes_and_lifecycle(c, ctx, &p));
-        if c.restart_policy.is_some() {
-            errs.push(
-                FieldError::forbidden(
-                    &p.child("restartPolicy"),
-                    "may not be set for non-init containers",
-                )
-                .with_origin("container/restart-policy-forbidden"),
-            );
-        }
+        errs.extend(validate_regular_restart_policy(c, &p, ctx.opts));
     }
     errs.extend(check_host_port_conflicts(containers.iter(), path));
     errs
@@ -712,24 +705,18 @@ pub(crate) fn validate_init_containers(
     for (i, c) in init.iter().enumerate() {
         let p = path.index(i);
         errs.extend(validate_container_common(c, ctx, &p));
-        let mut restart_always = false;
-        if let Some(rp) = &c.restart_policy {
-            if !sidecars_enabled {
-                errs.push(
-                    FieldError::forbidden(
-                        &p.child("restartPolicy"),
-                        "may not be set for init containers when the SidecarContainers feature gate is disabled",
-                    )
-                    .with_origin("container/init-restart-policy"),
-                );
-            } else if rp != "Always" {
-                errs.push(
-                    FieldError::not_supported(&p.child("restartPolicy"), rp.as_str(), &["Always"])
-                        .with_origin("container/init-restart-policy"),
-                );
-            }
-            restart_always = sidecars_enabled && rp == "Always";
+        if c.restart_policy.is_some() && !sidecars_enabled {
+            errs.push(
+                FieldError::forbidden(
+                    &p.child("restartPolicy"),
+                    "may not be set for init containers when the SidecarContainers feature gate is disabled",
+                )
+                .with_origin("container/init-restart-policy"),
+            );
+        } else {
+            errs.extend(validate_init_container_restart_policy(c, &p, ctx.opts));
         }
+        let restart_always = sidecars_enabled && c.restart_policy.as_deref() == Some("Always");
         if names_seen.contains(c.name.as_str()) {
             errs.push(
                 FieldError::duplicate(&p.child("name"), c.name.as_str())

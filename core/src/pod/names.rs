@@ -330,16 +330,17 @@ pub(crate) fn is_valid_port_name(port: &str) -> Vec<String> {
     errs
 }
 
-/// `IsValidUserID`: 0..=4294967295.
+/// `IsValidUserID`: 0..=2147483647 (`minUserID`, `maxUserID = math.MaxInt32`).
 pub(crate) fn is_valid_user_id(uid: i64) -> Vec<String> {
-    if (0..=0xffff_ffff).contains(&uid) {
+    let max = i64::from(i32::MAX);
+    if (0..=max).contains(&uid) {
         Vec::new()
     } else {
-        vec![inclusive_range_error(0, 0xffff_ffff)]
+        vec![inclusive_range_error(0, max)]
     }
 }
 
-/// `IsValidGroupID`: 0..=4294967295.
+/// `IsValidGroupID`: 0..=2147483647, like [`is_valid_user_id`].
 pub(crate) fn is_valid_group_id(gid: i64) -> Vec<String> {
     is_valid_user_id(gid)
 }
@@ -622,8 +623,13 @@ mod tests {
         assert_eq!(is_valid_port_name("a--b").len(), 1);
         assert_eq!(is_valid_port_name("-ab").len(), 1);
         assert_eq!(is_valid_port_name("abcdefghijklmnop").len(), 1);
-        assert!(is_valid_user_id(0).is_empty() && is_valid_user_id(4_294_967_295).is_empty());
+        assert!(is_valid_user_id(0).is_empty() && is_valid_user_id(2_147_483_647).is_empty());
         assert_eq!(is_valid_user_id(-1).len(), 1);
+        assert_eq!(
+            is_valid_user_id(2_147_483_648).len(),
+            1,
+            "maxUserID is math.MaxInt32"
+        );
         assert!(is_http_header_name("X-Header").is_empty());
         assert_eq!(is_http_header_name("X Header").len(), 1);
         assert!(parse_ip_sloppy("10.0.0.010").is_some());

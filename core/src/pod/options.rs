@@ -60,6 +60,16 @@ pub(crate) struct PodValidationOptions {
     pub(crate) allow_sidecar_resize_policy: bool,
     /// `AllowInvalidLabelValueInRequiredNodeAffinity`: the old Pod already has such a value.
     pub(crate) allow_invalid_label_value_in_required_node_affinity: bool,
+    /// `AllowUserNamespacesHostNetworkSupport`: gate `UserNamespacesHostNetworkSupport` (alpha,
+    /// off, not modelled) or the old Pod already has `hostNetwork` with `hostUsers: false`.
+    pub(crate) allow_user_namespaces_host_network_support: bool,
+    /// `AllowContainerRestartPolicyRules`: gate `ContainerRestartRules`, or the old Pod already
+    /// uses container restart policies or rules (`containerRestartRulesInUse`).
+    pub(crate) allow_container_restart_policy_rules: bool,
+    /// `AllowRestartAllContainers`: gate `RestartAllContainersOnContainerExits` (alpha, off, not
+    /// modelled) or the old Pod already uses the `RestartAllContainers` action or rules on a
+    /// restartable init container (`restartAllContainersActionInUse`).
+    pub(crate) allow_restart_all_containers: bool,
     /// podmut: the cluster's `AllowPrivileged` capability (`--allow-privileged`).
     pub(crate) allow_privileged: bool,
     /// podmut: gate `SidecarContainers` (locked on upstream since 1.33), or the old Pod already
@@ -109,6 +119,11 @@ impl PodValidationOptions {
                 || old_spec.is_some_and(has_restartable_init_container_resize_policy),
             allow_invalid_label_value_in_required_node_affinity: old_spec
                 .is_some_and(has_invalid_label_value_in_required_node_affinity),
+            allow_user_namespaces_host_network_support: old_spec
+                .is_some_and(|s| s.host_network == Some(true) && s.host_users == Some(false)),
+            allow_container_restart_policy_rules: gate(Gate::ContainerRestartRules)
+                || old_spec.is_some_and(container_restart_rules_in_use),
+            allow_restart_all_containers: old_spec.is_some_and(restart_all_containers_action_in_use),
             allow_privileged: settings.allow_privileged,
             sidecar_containers_enabled: gate(Gate::SidecarContainers)
                 || old_spec.is_some_and(|s| init_containers(s).iter().any(is_restartable_init)),
@@ -265,6 +280,29 @@ fn has_restartable_init_container_resize_policy(spec: &PodSpec) -> bool {
     init_containers(spec)
         .iter()
         .any(|c| is_restartable_init(c) && !items(&c.resize_policy).is_empty())
+}
+
+/// `containerRestartRulesInUse`: an init container with a restart policy other than `Always` or
+/// with rules, or a regular container with a restart policy.
+pub(crate) fn container_restart_rules_in_use(spec: &PodSpec) -> bool {
+    init_containers(spec).iter().any(|c| {
+        c.restart_policy.as_deref().is_some_and(|p| p != "Always")
+            || !items(&c.restart_policy_rules).is_empty()
+    }) || spec.containers.iter().any(|c| c.restart_policy.is_some())
+}
+
+/// `restartAllContainersActionInUse`: a `RestartAllContainers` rule on a regular or init
+/// container, or rules on a restartable init container.
+fn restart_all_containers_action_in_use(spec: &PodSpec) -> bool {
+    let restart_all = |c: &Container| {
+        items(&c.restart_policy_rules)
+            .iter()
+            .any(|r| r.action == "RestartAllContainers")
+    };
+    spec.containers.iter().any(restart_all)
+        || init_containers(spec)
+            .iter()
+            .any(|c| restart_all(c) || (is_restartable_init(c) && !items(&c.restart_policy_rules).is_empty()))
 }
 
 /// `hasInvalidLabelValueInRequiredNodeAffinity` (`helper.HasInvalidLabelValueInNodeSelectorTerms`).

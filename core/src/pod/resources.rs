@@ -508,8 +508,9 @@ fn resize_policy_value(path: &Path, value: &str, allowed: &[&str]) -> Option<Fie
     Some(err.with_origin("resources/resize-policy"))
 }
 
-/// `validatePodResources` (gate `PodLevelResources`): no claims at pod level, valid names and
-/// quantities, pod requests ≥ aggregated container requests, container limits ≤ pod limits.
+/// `validatePodResources` (gate `PodLevelResources`): none on a Windows Pod (and then nothing
+/// else about them), no claims at pod level, valid names and quantities, pod requests ≥
+/// aggregated container requests, container limits ≤ pod limits.
 pub(crate) fn validate_pod_resources(
     spec: &PodSpec,
     claim_names: &BTreeSet<String>,
@@ -519,12 +520,18 @@ pub(crate) fn validate_pod_resources(
     let Some(r) = &spec.resources else {
         return ErrorList::new();
     };
+    if spec.os.as_ref().is_some_and(|os| os.name == "windows") {
+        return vec![
+            FieldError::forbidden(path, "may not be set for a windows pod")
+                .with_origin("resources/pod-level-windows"),
+        ];
+    }
     let mut errs = ErrorList::new();
     if r.claims.is_some() {
         errs.push(
             FieldError::forbidden(
                 &path.child("claims"),
-                "claims cannot be set for Resources at pod-level",
+                "claims may not be set for Resources at pod-level",
             )
             .with_origin("resources/pod-level-claims"),
         );

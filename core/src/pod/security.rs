@@ -608,24 +608,31 @@ pub(crate) fn validate_windows_host_process_pod(
     errs
 }
 
-/// `validateHostUsers`: a Pod with its own user namespace may not share host namespaces.
-pub(crate) fn validate_host_users(spec: &PodSpec, path: &Path) -> ErrorList {
+/// `validateHostUsers`: a Pod with its own user namespace may not share the host's network
+/// (unless `AllowUserNamespacesHostNetworkSupport`), PID or IPC namespace, and no container may
+/// have volume devices (`AllowUserNamespacesWithVolumeDevices` is always false).
+pub(crate) fn validate_host_users(spec: &PodSpec, path: &Path, opts: &PodValidationOptions) -> ErrorList {
     if spec.host_users != Some(false) {
         return ErrorList::new();
     }
+    const DETAIL: &str = "when `hostUsers` is false";
+    let forbidden = |p: &Path| FieldError::forbidden(p, DETAIL).with_origin("security/host-users");
     let mut errs = ErrorList::new();
+    let host_network = spec.host_network == Some(true) && !opts.allow_user_namespaces_host_network_support;
     for (set, field) in [
-        (spec.host_network, "hostNetwork"),
-        (spec.host_pid, "HostPID"),
-        (spec.host_ipc, "HostIPC"),
+        (host_network, "hostNetwork"),
+        (spec.host_pid == Some(true), "HostPID"),
+        (spec.host_ipc == Some(true), "HostIPC"),
     ] {
-        if set == Some(true) {
-            errs.push(
-                FieldError::forbidden(&path.child(field), "when `pod.Spec.HostUsers` is false")
-                    .with_origin("security/host-users"),
-            );
+        if set {
+            errs.push(forbidden(&path.child(field)));
         }
     }
+    visit_containers(spec, path, |c, p| {
+        if !items(&c.volume_devices).is_empty() {
+            errs.push(forbidden(&p.child("volumeDevices")));
+        }
+    });
     errs
 }
 
@@ -864,7 +871,7 @@ mod tests {
         let p = Path::new("spec");
         let s = spec("{hostUsers: false, hostNetwork: true, hostPID: true, containers: [{name: a}]}");
         assert_eq!(
-            fields(&validate_host_users(&s, &p)),
+            fields(&validate_host_users(&s, &p, &PodValidationOptions::default())),
             vec![
                 (ErrorType::Forbidden, "spec.hostNetwork".to_owned()),
                 (ErrorType::Forbidden, "spec.HostPID".to_owned())

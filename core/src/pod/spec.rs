@@ -157,7 +157,7 @@ fn validate_spec_policies(spec: &PodSpec, path: &Path, opts: &PodValidationOptio
         &path.child("topologySpreadConstraints"),
     ));
     errs.extend(validate_windows_host_process_pod(spec, path, opts));
-    errs.extend(validate_host_users(spec, path));
+    errs.extend(validate_host_users(spec, path, opts));
     errs
 }
 

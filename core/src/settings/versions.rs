@@ -67,7 +67,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 15] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 16] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -152,6 +152,13 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 15] = [
         &[
             spec(21, false, Stage::Alpha, false),
             spec(22, true, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::ClusterTrustBundleProjection,
+        &[
+            spec(29, false, Stage::Alpha, false),
+            spec(33, false, Stage::Beta, false),
         ],
     ),
 ];

@@ -179,7 +179,12 @@ pub async fn run(
             for m in mutations {
                 *result.by_mutation.entry(m.to_owned()).or_default() += 1;
             }
-            if result.failures.len() < 20 {
+            if result.failures.len()
+                < std::env::var("PODMUT_ORACLE_REPORT")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(20)
+            {
                 result.failures.push((label, report));
             }
         }

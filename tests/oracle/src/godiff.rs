@@ -9,18 +9,31 @@
 
 /// The changed paths of a unified diff of indented JSON, each as lower-case keys from the
 /// outermost ancestor the hunk shows down to the changed key; array elements add no segment.
+///
+/// Two artefacts of the rendering are read as what they are: a line that only gains or loses its
+/// trailing comma because an item was appended or removed after it is unchanged
+/// ([`comma_only`]), and the host namespace fields the internal `PodSpec` keeps under
+/// `SecurityContext` are named at the spec's top level, where the v1 Pod has them
+/// ([`INTERNAL_HOST_FIELDS`]).
 pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = report.lines().collect();
+    let unchanged = comma_only(&lines);
     let mut out: Vec<Vec<String>> = Vec::new();
     let mut hunk: Vec<(char, usize, Option<String>, bool)> = Vec::new();
-    for line in report.lines() {
+    for (i, line) in lines.iter().enumerate() {
         if line.starts_with("@@") {
             hunk.clear();
             continue;
         }
         let mut chars = line.chars();
-        let Some(marker) = chars.next() else { continue };
+        let Some(mut marker) = chars.next() else { continue };
         if !matches!(marker, ' ' | '-' | '+') {
             continue;
+        }
+        match unchanged.get(i) {
+            Some(Some('-')) => continue,
+            Some(Some('+')) => marker = ' ',
+            _ => {}
         }
         let content = chars.as_str();
         let depth = content.len() - content.trim_start_matches(' ').len();
@@ -41,6 +54,7 @@ pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
                     path.insert(0, k.to_lowercase());
                 }
             }
+            let path = v1_path(path);
             if !path.is_empty() && !out.contains(&path) {
                 out.push(path);
             }
@@ -48,6 +62,53 @@ pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
         hunk.push((marker, depth, key, opens));
     }
     out
+}
+
+/// For each line, whether it is one half of a comma-only change: in a block of changed lines, the
+/// first removed and the first added line at the same depth that differ only by a trailing comma
+/// (`-  "a": 1` / `+  "a": 1,` when `"b"` is appended after `"a"`). The removed half is marked
+/// `-` (skipped), the added half `+` (read as context).
+fn comma_only(lines: &[&str]) -> Vec<Option<char>> {
+    let mut marks = vec![None; lines.len()];
+    let changed = |l: &str| l.starts_with('-') || l.starts_with('+');
+    let mut i = 0;
+    while i < lines.len() {
+        if !changed(lines[i]) {
+            i += 1;
+            continue;
+        }
+        let end = (i..lines.len())
+            .find(|&j| !changed(lines[j]))
+            .unwrap_or(lines.len());
+        let first = |m: char| (i..end).find(|&j| lines[j].starts_with(m));
+        if let (Some(r), Some(a)) = (first('-'), first('+')) {
+            let (old, new) = (&lines[r][1..], &lines[a][1..]);
+            if old != new && old.trim_end_matches(',') == new.trim_end_matches(',') {
+                marks[r] = Some('-');
+                marks[a] = Some('+');
+            }
+        }
+        i = end;
+    }
+    marks
+}
+
+/// The fields the internal `PodSpec` keeps in its `SecurityContext` (`core.PodSecurityContext`)
+/// and the v1 `PodSpec` at its top level.
+const INTERNAL_HOST_FIELDS: [&str; 5] = [
+    "hostnetwork",
+    "hostpid",
+    "hostipc",
+    "shareprocessnamespace",
+    "hostusers",
+];
+
+/// A diff path in the v1 layout: `securitycontext.hostnetwork` is `hostnetwork`.
+fn v1_path(mut path: Vec<String>) -> Vec<String> {
+    if path.len() >= 2 && path[0] == "securitycontext" && INTERNAL_HOST_FIELDS.contains(&path[1].as_str()) {
+        path.remove(0);
+    }
+    path
 }
 
 /// The key of a `"Key": value` line of indented JSON.
@@ -175,6 +236,32 @@ mod tests {
         assert!(!same_changes(
             &podmut_paths("spec.containers[0].livenessProbe"),
             &got
+        ));
+    }
+
+    const SELECTOR: &str = "@@ -40,7 +40,8 @@\n  \"ActiveDeadlineSeconds\": null,\n  \"NodeSelector\": {\n-  \"foo\": \"bar\"\n+  \"foo\": \"bar\",\n+  \"foo2\": \"bar2\"\n  },\n  \"ServiceAccountName\": \"default\",\n";
+
+    const HOST: &str = "@@ -44,7 +44,7 @@\n  \"NodeName\": \"\",\n  \"SecurityContext\": {\n-  \"HostNetwork\": false,\n+  \"HostNetwork\": true,\n   \"HostPID\": false,\n";
+
+    #[test]
+    fn a_trailing_comma_is_no_change() {
+        assert_eq!(changed_paths(SELECTOR), paths(&[&["nodeselector", "foo2"]]));
+        assert!(same_changes(
+            &podmut_paths("spec.nodeSelector.foo2"),
+            &changed_paths(SELECTOR)
+        ));
+        assert!(!same_changes(
+            &podmut_paths("spec.nodeSelector.foo"),
+            &changed_paths(SELECTOR)
+        ));
+    }
+
+    #[test]
+    fn host_namespaces_are_read_at_the_top_level() {
+        assert_eq!(changed_paths(HOST), paths(&[&["hostnetwork"]]));
+        assert!(same_changes(
+            &podmut_paths("spec.hostNetwork"),
+            &changed_paths(HOST)
         ));
     }
 
