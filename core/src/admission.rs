@@ -21,7 +21,7 @@ use serde_json::Value;
 use crate::document::{self, InputError};
 use crate::field::{FieldError, invalid_message};
 use crate::settings::{Enforcement, Settings, UnknownSubresource};
-use crate::validation::{Subresource, Verdict, check};
+use crate::validation::{Arrival, Subresource, Verdict, check_arrived};
 
 pub(crate) mod coverage;
 
@@ -167,7 +167,7 @@ fn judge_pod_request(
                 .object
                 .take()
                 .ok_or_else(|| InputError::malformed(INPUT, "request.object: required for CREATE"))?;
-            check(None, object, sub, settings)?
+            check_arrived(None, object, sub, settings, Arrival::Admitted)?
         }
         Operation::Update => {
             let object = req
@@ -178,7 +178,7 @@ fn judge_pod_request(
                 .old_object
                 .take()
                 .ok_or_else(|| InputError::malformed(INPUT, "request.oldObject: required for UPDATE"))?;
-            check(Some(old), object, sub, settings)?
+            check_arrived(Some(old), object, sub, settings, Arrival::Admitted)?
         }
         // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
         _ => return Ok(response),

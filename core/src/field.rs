@@ -286,8 +286,11 @@ pub enum BadValue {
     Int(i64),
     /// A boolean.
     Bool(bool),
-    /// A value already rendered as upstream prints it (structs, quantities, lists).
+    /// A value already rendered as upstream prints it.
     Rendered(String),
+    /// A struct, list or map: `json.Marshal` of the internal Go type ([`crate::gojson`]), printed in
+    /// the layout of the release [`resolve_go_values`] names (the newest supported one until then).
+    Go(Box<crate::gojson::GoValue>),
 }
 
 impl BadValue {
@@ -300,6 +303,21 @@ impl BadValue {
             BadValue::Int(i) => Some(i.to_string()),
             BadValue::Bool(b) => Some(b.to_string()),
             BadValue::Rendered(s) => Some(s.clone()),
+            BadValue::Go(v) => Some(v.render(crate::gojson::release_of(None))),
+        }
+    }
+
+    /// A struct, list or map printed as the internal Go type `ty` prints (external `value`).
+    pub(crate) fn go<T: Serialize + ?Sized>(value: &T, ty: &'static crate::gojson::Ty) -> Self {
+        BadValue::Go(Box::new(crate::gojson::GoValue::new(value, ty)))
+    }
+}
+
+/// Print every Go-typed bad value of `errs` in the layout of Kubernetes `1.<release>`.
+pub(crate) fn resolve_go_values(errs: &mut [FieldError], release: u8) {
+    for e in errs {
+        if let BadValue::Go(v) = &e.bad_value {
+            e.bad_value = BadValue::Rendered(v.render(release));
         }
     }
 }

@@ -38,7 +38,7 @@ pub(crate) enum QuantityError {
     #[error("unable to parse quantity's suffix")]
     Suffix,
     /// Upstream `ErrNumeric`.
-    #[error("unable to parse quantity's numeric value")]
+    #[error("unable to parse numeric part of quantity")]
     Numeric,
 }
 

@@ -269,12 +269,15 @@ fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
     errs
 }
 
-fn render_ips(type_name: &str, ips: &[&str]) -> String {
-    let items: Vec<String> = ips
-        .iter()
-        .map(|ip| format!("core.{type_name}{{IP:{}}}", go_quote(ip)))
-        .collect();
-    format!("[]core.{type_name}{{{}}}", items.join(", "))
+/// The `[]core.PodIP` / `[]core.HostIP` upstream reports, as the server prints it.
+fn ip_list_value(type_name: &str, ips: &[&str]) -> BadValue {
+    let list: Vec<serde_json::Value> = ips.iter().map(|ip| serde_json::json!({ "ip": ip })).collect();
+    let ty = if type_name == "PodIP" {
+        &crate::gojson::layout::SLICE_STRUCT_CORE_POD_IP
+    } else {
+        &crate::gojson::layout::SLICE_STRUCT_CORE_HOST_IP
+    };
+    BadValue::go(&list, ty)
 }
 
 /// The shared part of `validatePodIPs`/`validateHostIPs`: every address valid, at most one per family,
@@ -314,7 +317,7 @@ fn validate_ip_list(
             dual.push(
                 FieldError::invalid(
                     path,
-                    BadValue::Rendered(render_ips(type_name, ips)),
+                    ip_list_value(type_name, ips),
                     "may specify no more than one IP for each IP family",
                 )
                 .with_origin(origin),

@@ -98,6 +98,17 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// A refusal before validation (a bad request, a conflict, an admission plugin's `Forbidden`):
+    /// the server's message, no causes.
+    pub(crate) fn refused(message: String) -> Self {
+        Self {
+            allowed: false,
+            errors: ErrorList::new(),
+            warnings: Vec::new(),
+            message,
+        }
+    }
+
     /// A verdict on the Pod named `name` from an error list (allowed iff empty).
     pub fn from_errors(name: &str, errors: ErrorList, warnings: Vec<String>) -> Self {
         let message = if errors.is_empty() {
@@ -114,17 +125,41 @@ impl Verdict {
     }
 }
 
+/// What happened to a request before it reached podmut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// The request as a client sends it (`check`): with `applyDefaults`, podmut models the API
+    /// server's request handling around validation too ([`crate::rest`]).
+    Request,
+    /// The object an admission webhook receives: the API server has handled the request already.
+    Admitted,
+}
+
 /// Validate a Pod create (`old` is `None`) or update arriving on `sub`.
 ///
 /// Defaulting is applied to both Pods first when `settings.apply_defaults` is set (the Pods are
-/// taken by value so that defaulting needs no copy). Each request path is one pipeline: its REST
-/// strategy step (what the API server ignores is reported as a warning), the options derived from
-/// the old Pod, the shared validation of `crate::pod`, then the path's own rules.
+/// taken by value so that defaulting needs no copy), and then the API server's handling of the
+/// request around validation ([`crate::rest`]: decoding, the URL's name and namespace, the stock
+/// admission plugins, the registry's metadata rules), which may refuse the request without causes.
+/// Each request path is one pipeline: its REST strategy step (what the API server ignores is
+/// reported as a warning), the options derived from the old Pod, the shared validation of
+/// `crate::pod`, then the path's own rules.
 pub fn check(
     old: Option<Pod>,
     new: Pod,
     sub: Subresource,
     settings: &Settings,
+) -> Result<Verdict, InputError> {
+    check_arrived(old, new, sub, settings, Arrival::Request)
+}
+
+/// [`check`] of a request that arrived as `arrival` says.
+pub(crate) fn check_arrived(
+    old: Option<Pod>,
+    new: Pod,
+    sub: Subresource,
+    settings: &Settings,
+    arrival: Arrival,
 ) -> Result<Verdict, InputError> {
     let defaulted = |mut p: Pod| {
         if settings.apply_defaults {
@@ -134,7 +169,17 @@ pub fn check(
     };
     let new = defaulted(new);
     let old = old.map(defaulted);
-    let (errors, warnings) = match (old.as_ref(), sub) {
+    let request = settings.apply_defaults && arrival == Arrival::Request;
+    let handled = match (old.as_ref(), sub) {
+        (None, Subresource::None) if request => crate::rest::before_create(new),
+        (Some(old), sub) if request => crate::rest::before_update(new, old, sub),
+        _ => Ok(new),
+    };
+    let new = match handled {
+        Ok(new) => new,
+        Err(message) => return Ok(Verdict::refused(message)),
+    };
+    let (mut errors, warnings) = match (old.as_ref(), sub) {
         (None, Subresource::None) => validate_create(&new, settings),
         (None, other) => {
             return Err(InputError::malformed(
@@ -142,8 +187,12 @@ pub fn check(
                 format!("pods/{other} updates an existing Pod: the old Pod is required"),
             ));
         }
-        (Some(old), sub) => validate_update_on(sub, &new, old, settings),
+        (Some(old), sub) => validate_update_on(sub, &new, old, settings, request),
     };
+    crate::field::resolve_go_values(
+        &mut errors,
+        crate::gojson::release_of(settings.kubernetes_version),
+    );
     Ok(Verdict::from_errors(
         crate::podutil::pod_name(&new),
         errors,
@@ -178,15 +227,26 @@ fn validate_plain_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList
 /// A path's validation of the prepared Pod against the stored one.
 type PathValidation = fn(&Pod, &Pod, &Settings) -> ErrorList;
 
-/// An update on `sub`: the path's strategy step, then its validation (which derives the options).
+/// An update on `sub`: the path's strategy step, then its validation (which derives the options),
+/// after the registry's common metadata validation when `request` ([`crate::rest`]).
 fn validate_update_on(
     sub: Subresource,
     new: &Pod,
     old: &Pod,
     settings: &Settings,
+    request: bool,
 ) -> (ErrorList, Vec<String>) {
+    let common = |pod: &Pod| {
+        if request {
+            crate::rest::validate_common_fields(pod, old)
+        } else {
+            ErrorList::new()
+        }
+    };
     let run = |prepared: Prepared, validate: PathValidation| {
-        (validate(&prepared.pod, old, settings), prepared.warnings)
+        let mut errs = common(&prepared.pod);
+        errs.extend(validate(&prepared.pod, old, settings));
+        (errs, prepared.warnings)
     };
     match sub {
         Subresource::None => run(

@@ -15,7 +15,8 @@
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
 //! - `bless`        rewrite conformance expectations from the native results
 //! - `oracle`       the real control planes podmut is judged by: `build` (kube-apiserver and etcd
-//!   of each pinned release, from the Go module proxy), `start`/`stop` one on loopback, `test`
+//!   of each pinned release, from the Go module proxy), `start`/`stop` one on loopback, `test`,
+//!   `layouts` (the internal Pod types' Go layout podmut renders bad values with)
 //!
 //! Only std and `podmut-splice` (wasmparser + wasm-encoder, for the component's wasm-opt step):
 //! the task runner must build in seconds on a fresh machine (the release packaging, which needs
@@ -24,6 +25,7 @@
 mod cmd;
 mod demo;
 mod dist;
+mod layouts;
 mod lint;
 mod load;
 mod oracle;
@@ -84,7 +86,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm; check builds)\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  oracle       build | start [--release 1.37] | stop | test: real kube-apiservers (tests/oracle)"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm; check builds)\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  oracle       build | start [--release 1.37] | stop | test | layouts [--check]: real kube-apiservers (tests/oracle)"
     );
 }
 

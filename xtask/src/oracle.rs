@@ -17,7 +17,7 @@ use crate::cmd::{Result, ensure_dir, run, stdout_of, step, workspace_root, write
 
 /// One pinned component.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Pin {
+pub(crate) enum Pin {
     /// `kubernetes v1.37.2`: (minor, patch).
     Kubernetes(u32, u32),
     /// `etcd v3.6.17`.
@@ -30,7 +30,7 @@ fn pins_file() -> PathBuf {
 }
 
 /// Read the pin file (the oracle crate reads the same file; its format is documented there).
-fn pins() -> Result<Vec<Pin>> {
+pub(crate) fn pins() -> Result<Vec<Pin>> {
     let path = pins_file();
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut out = Vec::new();
@@ -77,7 +77,8 @@ pub(crate) fn oracle(args: &[String]) -> Result {
         Some("test") => build().and_then(|()| test(&args[1..], &[])),
         Some("long") => build().and_then(|()| long(&args[1..])),
         Some("bench") => build().and_then(|()| bench()),
-        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER] | long [--cases N] | bench".into()),
+        Some("layouts") => crate::layouts::layouts(&args[1..]),
+        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER] | long [--cases N] | bench | layouts [--check]".into()),
     }
 }
 
@@ -134,7 +135,7 @@ fn reports(bin: &Path, expected: &str) -> bool {
 }
 
 /// `go` in `dir`, with the proxy's modules checked against the checksum database as usual.
-fn go(dir: &Path) -> Command {
+pub(crate) fn go(dir: &Path) -> Command {
     let mut c = Command::new("go");
     c.current_dir(dir);
     c
@@ -145,11 +146,16 @@ fn module(name: &str, go_mod: &str) -> Result<PathBuf> {
     let dir = cache_dir().join("src").join(name);
     ensure_dir(&dir)?;
     write(&dir.join("go.mod"), go_mod)?;
-    let _ = std::fs::remove_file(dir.join("go.sum"));
-    let mut tidy = go(&dir);
-    tidy.args(["mod", "tidy"]);
-    run(tidy)?;
+    tidy(&dir)?;
     Ok(dir)
+}
+
+/// Resolve the module in `dir` afresh (`go mod tidy` without the old go.sum).
+pub(crate) fn tidy(dir: &Path) -> Result {
+    let _ = std::fs::remove_file(dir.join("go.sum"));
+    let mut tidy = go(dir);
+    tidy.args(["mod", "tidy"]);
+    run(tidy)
 }
 
 /// `go build` of `package` into `out` (through a temporary name, so a half-built binary is never
@@ -180,6 +186,26 @@ fn build_etcd(version: &str, out: &Path) -> Result {
 /// replaces every staging module upstream pins at `v0.0.0` by its release.
 fn apiserver_module(minor: u32, patch: u32) -> Result<PathBuf> {
     let version = format!("v1.{minor}.{patch}");
+    let go_mod = apiserver_go_mod(
+        "podmut.local/oracle/kube-apiserver",
+        minor,
+        patch,
+        "\ntool k8s.io/kubernetes/cmd/kube-apiserver\n",
+    )?;
+    let dir = module(&format!("kube-apiserver-{version}"), &go_mod)?;
+    let base = "k8s.io/component-base/version";
+    let ldflags = format!(
+        "-s -w -X {base}.gitVersion={version} -X {base}.gitMajor=1 -X {base}.gitMinor={minor} \
+         -X {base}.gitTreeState=clean -X {base}.buildDate=1970-01-01T00:00:00Z"
+    );
+    go_build(&dir, "k8s.io/kubernetes/cmd/kube-apiserver", &ldflags, out)
+}
+
+/// The go.mod of a module `name` that requires Kubernetes `v1.<minor>.<patch>`: every staging
+/// module upstream's own go.mod pins at v0.0.0 replaced by its `v0.<minor>.<patch>` release, then
+/// `tail`.
+pub(crate) fn apiserver_go_mod(name: &str, minor: u32, patch: u32, tail: &str) -> Result<String> {
+    let version = format!("v1.{minor}.{patch}");
     let staging_version = format!("v0.{minor}.{patch}");
     // The upstream module's own go.mod names the staging modules it pins at v0.0.0.
     let mut download = go(&cache_dir());
@@ -198,16 +224,14 @@ fn apiserver_module(minor: u32, patch: u32) -> Result<PathBuf> {
     if staging.is_empty() {
         return Err(format!("{upstream_mod} pins no staging module at v0.0.0"));
     }
-    let mut go_mod = format!(
-        "module podmut.local/oracle/kube-apiserver\n\ngo 1.25\n\nrequire k8s.io/kubernetes {version}\n\nreplace (\n"
-    );
+    let mut go_mod =
+        format!("module {name}\n\ngo 1.25\n\nrequire k8s.io/kubernetes {version}\n\nreplace (\n");
     for m in &staging {
         go_mod.push_str(&format!("\t{m} => {m} {staging_version}\n"));
     }
-    go_mod.push_str(
-        ")\n\ntool (\n\tk8s.io/kubernetes/cmd/kube-apiserver\n\tk8s.io/kubernetes/cmd/kubectl\n)\n",
-    );
-    module(&format!("kube-apiserver-{version}"), &go_mod)
+    go_mod.push_str(")\n");
+    go_mod.push_str(tail);
+    Ok(go_mod)
 }
 
 fn build_apiserver(minor: u32, patch: u32, out: &Path) -> Result {

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Pod, PodSpec, Toleration};
+use k8s_openapi::api::core::v1::{Pod, PodSpec};
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::options::PodValidationOptions;
@@ -84,7 +84,7 @@ pub(crate) fn validate_pod_specific_annotations(
         );
     }
     if let Some(value) = annotations.get(TOLERATIONS_ANNOTATION).filter(|v| !v.is_empty()) {
-        match serde_json::from_str::<Vec<Toleration>>(value) {
+        match crate::gojson::decode::tolerations(value) {
             Ok(tolerations) => {
                 errs.extend(validate_tolerations(
                     &tolerations,
@@ -92,7 +92,7 @@ pub(crate) fn validate_pod_specific_annotations(
                 ));
             }
             Err(e) => errs.push(
-                FieldError::invalid(path, TOLERATIONS_ANNOTATION, e.to_string())
+                FieldError::invalid(path, TOLERATIONS_ANNOTATION, e)
                     .with_origin("meta/tolerations-annotation"),
             ),
         }

@@ -751,7 +751,10 @@ pub(crate) fn validate_init_containers(
             errs.push(
                 FieldError::invalid(
                     &p.child("resizePolicy"),
-                    crate::pod::util::rendered(&c.resize_policy),
+                    crate::field::BadValue::go(
+                        &c.resize_policy,
+                        &crate::gojson::layout::SLICE_STRUCT_CORE_CONTAINER_RESIZE_POLICY,
+                    ),
                     "must not be set for init containers",
                 )
                 .with_origin("container/init-resize-policy"),

@@ -12,7 +12,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectM
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
-use crate::pod::util::{opt_str, rendered};
+use crate::pod::util::opt_str;
 
 /// `apimachineryvalidation.FieldImmutableErrorMsg`.
 pub(crate) const FIELD_IMMUTABLE: &str = "field is immutable";
@@ -28,13 +28,60 @@ pub(crate) const IS_NEGATIVE: &str = "must be greater than or equal to 0";
 /// generated, so neither is reported as missing. Without it (upstream's unit tests) both are
 /// `Required`.
 pub(crate) fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by_request: bool) -> ErrorList {
+    let mut errs = validate_names(meta, path, filled_by_request, NameRule::Pod);
+    errs.extend(namespace_and_generation(meta, path, filled_by_request));
+    errs.extend(common_meta(meta, path, true));
+    errs
+}
+
+/// `ValidateObjectMetaAccessor(meta, true, path.ValidatePathSegmentName, path)`: what the registry
+/// requires of every object's metadata (on an update, before the strategy validates the Pod's).
+pub(crate) fn validate_object_meta_accessor(meta: &ObjectMeta, path: &Path) -> ErrorList {
+    let mut errs = validate_names(meta, path, false, NameRule::PathSegment);
+    errs.extend(namespace_and_generation(meta, path, false));
+    errs.extend(common_meta(meta, path, false));
+    errs
+}
+
+/// How a name is validated.
+#[derive(Clone, Copy)]
+enum NameRule {
+    /// `ValidatePodName`: a DNS subdomain.
+    Pod,
+    /// `path.ValidatePathSegmentName`: not `.` or `..`, no `/` or `%`.
+    PathSegment,
+}
+
+impl NameRule {
+    fn check(self, name: &str, prefix: bool) -> Vec<String> {
+        match self {
+            NameRule::Pod => names::name_is_dns_subdomain(name, prefix),
+            NameRule::PathSegment => path_segment_name(name, prefix),
+        }
+    }
+}
+
+/// `path.ValidatePathSegmentName` (`IsValidPathSegmentPrefix` for a prefix).
+fn path_segment_name(name: &str, prefix: bool) -> Vec<String> {
+    if !prefix && let Some(bad) = [".", ".."].into_iter().find(|b| *b == name) {
+        return vec![format!("may not be '{bad}'")];
+    }
+    ["/", "%"]
+        .into_iter()
+        .filter(|bad| name.contains(bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
+/// `generateName` and `name`.
+fn validate_names(meta: &ObjectMeta, path: &Path, filled_by_request: bool, rule: NameRule) -> ErrorList {
     let mut errs = ErrorList::new();
     let generate_name = opt_str(&meta.generate_name);
     if !generate_name.is_empty() {
         errs.extend(invalid_each(
             &path.child("generateName"),
             generate_name,
-            names::name_is_dns_subdomain(generate_name, true),
+            rule.check(generate_name, true),
             "meta/generate-name",
         ));
     }
@@ -50,10 +97,16 @@ pub(crate) fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by
         errs.extend(invalid_each(
             &path.child("name"),
             name,
-            names::name_is_dns_subdomain(name, false),
+            rule.check(name, false),
             "meta/name-format",
         ));
     }
+    errs
+}
+
+/// The namespace (required, a DNS label) and a non-negative generation.
+fn namespace_and_generation(meta: &ObjectMeta, path: &Path, filled_by_request: bool) -> ErrorList {
+    let mut errs = ErrorList::new();
     let namespace = opt_str(&meta.namespace);
     if namespace.is_empty() && filled_by_request {
         // Set from the request's namespace before validation.
@@ -74,13 +127,12 @@ pub(crate) fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by
             FieldError::invalid(&path.child("generation"), g, IS_NEGATIVE).with_origin("meta/generation"),
         );
     }
-    errs.extend(common_meta(meta, path));
     errs
 }
 
 /// Labels, annotations, owner references, finalizers and managed fields: the checks create and
-/// update share.
-fn common_meta(meta: &ObjectMeta, path: &Path) -> ErrorList {
+/// update share; `kube_finalizers` adds the core wrapper's finalizer-name check.
+fn common_meta(meta: &ObjectMeta, path: &Path, kube_finalizers: bool) -> ErrorList {
     let mut errs = names::validate_labels(meta.labels.as_ref(), &path.child("labels"));
     errs.extend(names::validate_annotations(
         meta.annotations.as_ref(),
@@ -93,6 +145,7 @@ fn common_meta(meta: &ObjectMeta, path: &Path) -> ErrorList {
     errs.extend(validate_finalizers(
         meta.finalizers.as_deref().unwrap_or(&[]),
         &path.child("finalizers"),
+        kube_finalizers,
     ));
     errs.extend(validate_managed_fields(
         meta.managed_fields.as_deref().unwrap_or(&[]),
@@ -143,7 +196,7 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path) -> ErrorList 
             errs.push(
                 FieldError::invalid(
                     path,
-                    rendered(r),
+                    BadValue::go(r, &crate::gojson::layout::STRUCT_V1_OWNER_REFERENCE),
                     "/v1, Kind=Event is disallowed from being an owner",
                 )
                 .with_origin("meta/owner-reference"),
@@ -155,7 +208,7 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path) -> ErrorList 
                 Some(first) => errs.push(
                     FieldError::invalid(
                         path,
-                        rendered(&refs),
+                        BadValue::go(refs, &crate::gojson::layout::SLICE_STRUCT_V1_OWNER_REFERENCE),
                         format!(
                             "Only one reference can have Controller set to true. Found \"true\" in references for {first} and {current}"
                         ),
@@ -169,8 +222,9 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path) -> ErrorList 
     errs
 }
 
-/// `ValidateFinalizers` (apimachinery) and the core `validateKubeFinalizerName` per entry.
-fn validate_finalizers(finalizers: &[String], path: &Path) -> ErrorList {
+/// `ValidateFinalizers` (apimachinery) and, with `kube`, the core `validateKubeFinalizerName` per
+/// entry.
+fn validate_finalizers(finalizers: &[String], path: &Path, kube: bool) -> ErrorList {
     let mut errs = ErrorList::new();
     for f in finalizers {
         errs.extend(invalid_each(
@@ -184,13 +238,15 @@ fn validate_finalizers(finalizers: &[String], path: &Path) -> ErrorList {
         errs.push(
             FieldError::invalid(
                 path,
-                rendered(&finalizers),
+                BadValue::go(finalizers, &crate::gojson::layout::SLICE_STRING),
                 "finalizer orphan and foregroundDeletion cannot be both set",
             )
             .with_origin("meta/finalizer-conflict"),
         );
     }
-    errs.extend(validate_kube_finalizer_names(finalizers, path));
+    if kube {
+        errs.extend(validate_kube_finalizer_names(finalizers, path));
+    }
     errs
 }
 
@@ -277,7 +333,7 @@ fn validate_no_new_finalizers(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -
 }
 
 fn time_value(t: Option<&Time>) -> BadValue {
-    t.map_or(BadValue::Null, rendered)
+    BadValue::go(&t, &crate::gojson::layout::PTR_TIME)
 }
 
 /// `ValidateObjectMetaUpdate(new, old, path)` (apimachinery, plus the core wrapper's finalizer-name
@@ -297,12 +353,32 @@ pub(crate) fn validate_object_meta_update(
     path: &Path,
     opts: &PodValidationOptions,
 ) -> ErrorList {
+    let mut errs = accessor_update(new, old, path, opts.request_fills_metadata);
+    errs.extend(validate_kube_finalizer_names(
+        new.finalizers.as_deref().unwrap_or(&[]),
+        &path.child("finalizers"),
+    ));
+    errs
+}
+
+/// `ValidateObjectMetaAccessorUpdate` as the registry runs it on every update (the resourceVersion
+/// is filled from the stored object by then).
+pub(crate) fn validate_object_meta_accessor_update(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path,
+) -> ErrorList {
+    accessor_update(new, old, path, true)
+}
+
+/// `ValidateObjectMetaAccessorUpdate`; `rv_filled`: an empty resourceVersion was filled before.
+fn accessor_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path, rv_filled: bool) -> ErrorList {
     let mut errs = ErrorList::new();
     if old.deletion_timestamp.is_some() {
         errs.extend(validate_no_new_finalizers(new, old, path));
     }
     let rv = opt_str(&new.resource_version);
-    if rv.is_empty() && !opts.request_fills_metadata {
+    if rv.is_empty() && !rv_filled {
         errs.push(
             FieldError::invalid(
                 &path.child("resourceVersion"),
@@ -374,10 +450,6 @@ pub(crate) fn validate_object_meta_update(
     errs.extend(validate_managed_fields(
         new.managed_fields.as_deref().unwrap_or(&[]),
         &path.child("managedFields"),
-    ));
-    errs.extend(validate_kube_finalizer_names(
-        new.finalizers.as_deref().unwrap_or(&[]),
-        &path.child("finalizers"),
     ));
     errs
 }

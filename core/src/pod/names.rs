@@ -45,6 +45,12 @@ pub(crate) fn max_len_error(length: usize) -> String {
     format!("must be no more than {length} characters")
 }
 
+/// `content.MaxLenError` (`k8s.io/apimachinery/pkg/api/validate/content`, which `IsQualifiedName`
+/// and `IsValidLabelValue` are since 1.34): the same limit, counted in bytes.
+fn content_max_len_error(length: usize) -> String {
+    format!("must be no more than {length} bytes")
+}
+
 /// `RegexError(msg, fmt, examples...)`.
 pub(crate) fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
     if examples.is_empty() {
@@ -185,16 +191,22 @@ pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push(format!("prefix part {}", empty_error()));
             } else {
-                for m in is_dns1123_subdomain(prefix) {
+                let mut msgs = is_dns1123_subdomain(prefix);
+                if prefix.len() > DNS1123_SUBDOMAIN_MAX_LENGTH
+                    && let Some(first) = msgs.first_mut()
+                {
+                    *first = content_max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH);
+                }
+                for m in msgs {
                     errs.push(format!("prefix part {m}"));
                 }
             }
             name
         }
         Some(_) => {
-            // The 1.33 wording (`IsQualifiedName`); 1.34 renamed it "a valid label key".
+            // `content.IsLabelKey`'s wording (1.34 on; 1.33 said "a qualified name").
             errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 regex_error(LABEL_KEY_ERR, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
             ));
             return errs;
@@ -203,7 +215,10 @@ pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
     if name.is_empty() {
         errs.push(format!("name part {}", empty_error()));
     } else if name.len() > DNS1123_LABEL_MAX_LENGTH {
-        errs.push(format!("name part {}", max_len_error(DNS1123_LABEL_MAX_LENGTH)));
+        errs.push(format!(
+            "name part {}",
+            content_max_len_error(DNS1123_LABEL_MAX_LENGTH)
+        ));
     }
     if !matches_label_key_name(name.as_bytes()) {
         errs.push(format!(
@@ -218,7 +233,7 @@ pub(crate) fn is_qualified_name(value: &str) -> Vec<String> {
 pub(crate) fn is_valid_label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > DNS1123_LABEL_MAX_LENGTH {
-        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
+        errs.push(content_max_len_error(DNS1123_LABEL_MAX_LENGTH));
     }
     if !value.is_empty() && !matches_label_key_name(value.as_bytes()) {
         errs.push(regex_error(

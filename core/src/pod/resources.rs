@@ -17,11 +17,11 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
-use crate::field::{ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::meta::IS_NEGATIVE;
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
-use crate::pod::util::{items, opt_str, rendered};
+use crate::pod::util::{items, opt_str};
 use crate::quantity::Quantity;
 use crate::resource_helper::{
     HUGEPAGES_PREFIX, aggregate_container_requests, is_hugepage, is_supported_pod_level_resource, limits_of,
@@ -152,12 +152,7 @@ fn validate_quantity_value(name: &str, q: &Quantity, path: &Path) -> ErrorList {
     }
     if is_integer_resource(name) && q.milli_value() % 1000 != 0 {
         errs.push(
-            FieldError::invalid(
-                path,
-                crate::field::BadValue::Rendered(q.to_string()),
-                "must be an integer",
-            )
-            .with_origin("resources/integer"),
+            FieldError::invalid(path, q.to_string(), "must be an integer").with_origin("resources/integer"),
         );
     }
     errs
@@ -426,7 +421,7 @@ pub(crate) fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &P
             (Some(_), Some(_)) => errs.push(
                 FieldError::invalid(
                     &p,
-                    rendered(c),
+                    BadValue::go(c, &crate::gojson::layout::STRUCT_CORE_POD_RESOURCE_CLAIM),
                     "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
                 )
                 .with_origin("resources/pod-claim"),
@@ -434,7 +429,7 @@ pub(crate) fn validate_pod_resource_claims(claims: &[PodResourceClaim], path: &P
             (None, None) => errs.push(
                 FieldError::invalid(
                     &p,
-                    rendered(c),
+                    BadValue::go(c, &crate::gojson::layout::STRUCT_CORE_POD_RESOURCE_CLAIM),
                     "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`",
                 )
                 .with_origin("resources/pod-claim"),

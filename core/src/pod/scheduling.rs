@@ -20,7 +20,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
-use crate::pod::util::{items, opt_str, rendered};
+use crate::pod::util::{items, opt_str};
 use crate::semantic::semantic_eq;
 
 /// `MaxDNSNameservers`.
@@ -820,7 +820,7 @@ pub(crate) fn validate_pod_dns_config(
         errs.push(
             FieldError::invalid(
                 &path.child("nameservers"),
-                rendered(nameservers),
+                BadValue::go(nameservers, &crate::gojson::layout::SLICE_STRING),
                 format!("must not have more than {MAX_DNS_NAMESERVERS} nameservers"),
             )
             .with_origin("spec/dns-config"),
@@ -834,7 +834,7 @@ pub(crate) fn validate_pod_dns_config(
         errs.push(
             FieldError::invalid(
                 &path.child("searches"),
-                rendered(searches),
+                BadValue::go(searches, &crate::gojson::layout::SLICE_STRING),
                 format!("must not have more than {MAX_DNS_SEARCH_PATHS} search paths"),
             )
             .with_origin("spec/dns-config"),
@@ -844,7 +844,7 @@ pub(crate) fn validate_pod_dns_config(
         errs.push(
             FieldError::invalid(
                 &path.child("searches"),
-                rendered(searches),
+                BadValue::go(searches, &crate::gojson::layout::SLICE_STRING),
                 format!(
                     "must not have more than {MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list"
                 ),
@@ -917,7 +917,7 @@ pub(crate) fn validate_node_selector_mutation(
             return vec![
                 FieldError::invalid(
                     path,
-                    new.map_or(BadValue::Null, rendered),
+                    BadValue::go(&new, &crate::gojson::layout::MAP_STRING),
                     "only additions to spec.nodeSelector are allowed (no mutations or deletions)",
                 )
                 .with_origin("update/gated-node-selector"),
@@ -955,9 +955,13 @@ pub(crate) fn validate_node_affinity_mutation(
     };
     let old_terms = &old_required.node_selector_terms;
     let empty = Vec::new();
-    let new_terms = new
-        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref())
-        .map_or(&empty, |r| &r.node_selector_terms);
+    let new_required = new.and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
+    let new_terms = new_required.map_or(&empty, |r| &r.node_selector_terms);
+    // Upstream's `newTerms` is nil (printed `null`) when the new Pod has no required affinity.
+    let new_terms_value = BadValue::go(
+        &new_required.map(|r| &r.node_selector_terms),
+        &crate::gojson::layout::SLICE_STRUCT_CORE_NODE_SELECTOR_TERM,
+    );
     let terms_path = path
         .child("requiredDuringSchedulingIgnoredDuringExecution")
         .child("nodeSelectorTerms");
@@ -965,7 +969,7 @@ pub(crate) fn validate_node_affinity_mutation(
         return vec![
             FieldError::invalid(
                 &terms_path,
-                rendered(new_terms),
+                new_terms_value,
                 "no additions/deletions to non-empty NodeSelectorTerms list are allowed",
             )
             .with_origin("update/gated-node-affinity"),
@@ -977,7 +981,7 @@ pub(crate) fn validate_node_affinity_mutation(
             errs.push(
                 FieldError::invalid(
                     &terms_path.index(i),
-                    rendered(n),
+                    BadValue::go(n, &crate::gojson::layout::STRUCT_CORE_NODE_SELECTOR_TERM),
                     "only additions are allowed (no mutations or deletions)",
                 )
                 .with_origin("update/gated-node-affinity"),

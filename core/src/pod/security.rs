@@ -13,10 +13,10 @@ use k8s_openapi::api::core::v1::{
     WindowsSecurityContextOptions,
 };
 
-use crate::field::{ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
-use crate::pod::util::{items, rendered};
+use crate::pod::util::items;
 use crate::pod::volumes::validate_local_descending_path;
 use crate::podutil::visit_containers;
 
@@ -70,7 +70,7 @@ pub(crate) fn validate_seccomp_profile(sp: Option<&SeccompProfile>, path: &Path)
         errs.push(
             FieldError::invalid(
                 &path.child("localhostProfile"),
-                rendered(sp),
+                BadValue::go(sp, &crate::gojson::layout::STRUCT_CORE_SECCOMP_PROFILE),
                 "can only be set when seccomp type is Localhost",
             )
             .with_origin("security/seccomp"),
@@ -338,7 +338,7 @@ pub(crate) fn validate_security_context(
             errs.push(
                 FieldError::invalid(
                     path,
-                    rendered(sc),
+                    BadValue::go(sc, &crate::gojson::layout::STRUCT_CORE_SECURITY_CONTEXT),
                     "cannot set `allowPrivilegeEscalation` to false and `privileged` to true",
                 )
                 .with_origin("security/privilege-escalation"),
@@ -350,7 +350,7 @@ pub(crate) fn validate_security_context(
                     errs.push(
                         FieldError::invalid(
                             path,
-                            rendered(sc),
+                            BadValue::go(sc, &crate::gojson::layout::STRUCT_CORE_SECURITY_CONTEXT),
                             "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
                         )
                         .with_origin("security/privilege-escalation"),

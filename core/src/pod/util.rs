@@ -1,18 +1,8 @@
 //! Small helpers shared by the Pod validation modules.
 
-use serde::Serialize;
-
-use crate::field::BadValue;
-
 /// The string in an optional field, or `""` (Go's zero value, which is what upstream validates).
 pub(crate) fn opt_str(s: &Option<String>) -> &str {
     s.as_deref().unwrap_or("")
-}
-
-/// A struct-valued bad value, rendered as JSON (upstream prints Go's `%#v`; podmut shows the
-/// JSON the user wrote instead, which is what a YAML/JSON user can read).
-pub(crate) fn rendered<T: Serialize + ?Sized>(value: &T) -> BadValue {
-    BadValue::Rendered(serde_json::to_string(value).unwrap_or_default())
 }
 
 /// A list's items, or an empty slice.

@@ -18,10 +18,10 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::field::{ErrorList, FieldError, Path};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
-use crate::pod::util::{items, opt_str, rendered};
+use crate::pod::util::{items, opt_str};
 use crate::quantity::Quantity;
 
 const FILE_MODE_MSG: &str = "must be a number between 0 and 0777 (octal), both inclusive";
@@ -469,8 +469,15 @@ fn cluster_trust_bundle_projection(b: &ClusterTrustBundleProjection, pp: &Path) 
     let mut errs = ErrorList::new();
     match (&b.name, &b.signer_name) {
         (Some(_), Some(_)) => errs.push(
-            FieldError::invalid(pp, rendered(b), "only one of name and signerName may be used")
-                .with_origin("volume/cluster-trust-bundle"),
+            FieldError::invalid(
+                pp,
+                BadValue::go(
+                    b,
+                    &crate::gojson::layout::STRUCT_CORE_CLUSTER_TRUST_BUNDLE_PROJECTION,
+                ),
+                "only one of name and signerName may be used",
+            )
+            .with_origin("volume/cluster-trust-bundle"),
         ),
         (Some(n), None) => {
             if n.is_empty() {
@@ -480,7 +487,10 @@ fn cluster_trust_bundle_projection(b: &ClusterTrustBundleProjection, pp: &Path) 
                 errs.push(
                     FieldError::invalid(
                         &pp.child("labelSelector"),
-                        rendered(&b.label_selector),
+                        BadValue::go(
+                            &b.label_selector,
+                            &crate::gojson::layout::PTR_STRUCT_V1_LABEL_SELECTOR,
+                        ),
                         "labelSelector must be unset if name is specified",
                     )
                     .with_origin("volume/cluster-trust-bundle"),
@@ -1023,7 +1033,7 @@ fn fc_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList {
         e.push(
             FieldError::invalid(
                 &p.child("targetWWNs"),
-                rendered(wwns),
+                BadValue::go(wwns, &crate::gojson::layout::SLICE_STRING),
                 "targetWWNs and wwids can not be specified simultaneously",
             )
             .with_origin("volume/fc"),
