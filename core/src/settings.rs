@@ -52,12 +52,20 @@ pub enum Gate {
     /// `controller.kubernetes.io/pod-deletion-cost` must be a 32-bit integer (beta, on since 1.22);
     /// off: any value.
     PodDeletionCost,
+    /// `pods/status` may not set `nominatedNodeName` on a Pod already bound to a node (alpha in
+    /// 1.34, beta in 1.35).
+    ClearingNominatedNodeNameAfterBinding,
+    /// Container statuses' `allocatedResourcesStatus` (alpha); off: `pods/status` drops it.
+    ResourceHealthStatus,
+    /// `status.observedGeneration` and conditions' `observedGeneration` (alpha in 1.33, GA in 1.35);
+    /// off: `pods/status` drops them unless the stored status already has one.
+    PodObservedGenerationTracking,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
     /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
-    pub const ALL: [(Gate, bool); 15] = [
+    pub const ALL: [(Gate, bool); 18] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
         (Gate::InPlacePodVerticalScaling, true),
@@ -73,6 +81,9 @@ impl Gate {
         (Gate::PodLifecycleSleepActionAllowZero, true),
         (Gate::SELinuxMount, false),
         (Gate::PodDeletionCost, true),
+        (Gate::ClearingNominatedNodeNameAfterBinding, true),
+        (Gate::ResourceHealthStatus, false),
+        (Gate::PodObservedGenerationTracking, true),
     ];
 
     /// The upstream gate name.
@@ -93,6 +104,9 @@ impl Gate {
             Gate::PodLifecycleSleepActionAllowZero => "PodLifecycleSleepActionAllowZero",
             Gate::SELinuxMount => "SELinuxMount",
             Gate::PodDeletionCost => "PodDeletionCost",
+            Gate::ClearingNominatedNodeNameAfterBinding => "ClearingNominatedNodeNameAfterBinding",
+            Gate::ResourceHealthStatus => "ResourceHealthStatus",
+            Gate::PodObservedGenerationTracking => "PodObservedGenerationTracking",
         }
     }
 
@@ -360,6 +374,12 @@ impl Settings {
             self.memory_limit_decrease = version.memory_limit_decrease();
         }
         Ok(())
+    }
+
+    /// The release whose version-dependent rules apply: `kubernetesVersion`, else the newest
+    /// supported one.
+    pub(crate) fn version(&self) -> KubernetesVersion {
+        self.kubernetes_version.unwrap_or(KubernetesVersion::NEWEST)
     }
 
     /// Whether a feature gate is on.

@@ -132,8 +132,11 @@ pub fn check(
         }
         p
     };
-    let new = defaulted(new);
+    let mut new = defaulted(new);
     let old = old.map(defaulted);
+    if let (Some(old), true) = (old.as_ref(), settings.apply_defaults) {
+        crate::strategy::before_update(&mut new, old);
+    }
     let (errors, warnings) = match (old.as_ref(), sub) {
         (None, Subresource::None) => (validate_create(&new, settings), Vec::new()),
         (None, other) => {
@@ -191,10 +194,17 @@ fn validate_update_on(
             crate::resize::prepare_update(new, old, settings),
             crate::resize::validate_pod_resize,
         ),
-        Subresource::Status => run(
-            crate::status_update::prepare_update(new, old),
-            crate::status_update::validate_pod_status_update,
-        ),
+        Subresource::Status => {
+            let prepared = crate::status_update::prepare_update(new, old, settings);
+            let errors = crate::status_update::validate_pod_status_update(&prepared.pod, old, settings);
+            // the strategy's warnings are sent only with an accepted update
+            let warnings = if errors.is_empty() {
+                crate::status_update::warnings_on_update(&prepared.pod)
+            } else {
+                Vec::new()
+            };
+            (errors, warnings)
+        }
     }
 }
 
@@ -328,17 +338,13 @@ mod tests {
     }
 
     #[test]
-    fn ignored_changes_are_warnings() {
+    fn ignored_changes_are_silent() {
         let old = POD.replace("namespace: default}", "namespace: default, resourceVersion: '1'}");
         let new = old.replace("nginx:1.25", "nginx:1.26");
         let v = check_documents(Some(&old), &new, Subresource::Resize, "").unwrap();
         assert!(v.allowed, "{:?}", v.errors);
-        assert_eq!(v.warnings.len(), 1);
-        assert!(
-            v.warnings[0].contains("spec.containers[0].image"),
-            "{:?}",
-            v.warnings
-        );
+        // the API server ignores the image change on pods/resize, and says nothing
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
     }
 
     #[test]
