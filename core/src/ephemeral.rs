@@ -15,7 +15,7 @@
 //! (`dropNonEphemeralContainerUpdates`: the spec except `ephemeralContainers`, the status, labels,
 //! annotations, finalizers, owner references). A change to, say, an image sent to
 //! `pods/ephemeralcontainers` is therefore silently ignored by the API server, not rejected.
-//! [`prepare_update`] does the same and reports the ignored fields as a warning; the verdict is the
+//! [`prepare_update`] does the same, without a warning (the API server sends none); the verdict is the
 //! API server's.
 
 use std::collections::BTreeMap;
@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{EphemeralContainer, Pod};
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::{PodValidationOptions, validate_update_prefix};
 use crate::podutil::{is_mirror_pod, spec as spec_of};
-use crate::semantic::{diff_paths, semantic_eq};
+use crate::semantic::{diff_paths, ephemeral_containers_eq};
 use crate::settings::Settings;
 use crate::strategy::Prepared;
 
@@ -67,7 +67,7 @@ pub(crate) fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, setting
                 )
                 .with_origin("ephemeral/no-removal"),
             ),
-            Some(new_c) if !semantic_eq(old_c, *new_c) => {
+            Some(new_c) if !ephemeral_containers_eq(old_c, new_c) => {
                 let changed = diff_paths(old_c, *new_c).join(", ");
                 errs.push(
                     FieldError::forbidden(
@@ -90,12 +90,7 @@ pub(crate) fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, setting
 pub(crate) fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
     let mut spec = spec_of(old).into_owned();
     spec.ephemeral_containers = spec_of(new).ephemeral_containers.clone();
-    Prepared::stored_with_spec(
-        new,
-        old,
-        spec,
-        "pods/ephemeralcontainers applies only spec.ephemeralContainers",
-    )
+    Prepared::stored_with_spec(new, old, spec)
 }
 
 #[cfg(test)]
@@ -188,12 +183,7 @@ mod tests {
         assert_eq!(spec.containers[0].image.as_deref(), Some("image"));
         assert_eq!(spec.ephemeral_containers.as_ref().map(Vec::len), Some(1));
         assert!(p.pod.metadata.labels.is_none());
-        assert_eq!(p.warnings.len(), 1);
-        assert!(
-            p.warnings[0].contains("spec.containers[0].image"),
-            "{:?}",
-            p.warnings
-        );
-        assert!(p.warnings[0].contains("metadata.labels"), "{:?}", p.warnings);
+        // silently, like the API server
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 }

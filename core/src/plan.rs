@@ -163,7 +163,7 @@ fn stored_pod(old: &Pod, new: &Pod, sub: Subresource, settings: &Settings) -> Po
         Subresource::Dynamic => crate::dynamic::prepare_update(new, old).pod,
         Subresource::EphemeralContainers => crate::ephemeral::prepare_update(new, old).pod,
         Subresource::Resize => crate::resize::prepare_update(new, old, settings).pod,
-        Subresource::Status => crate::status_update::prepare_update(new, old).pod,
+        Subresource::Status => crate::status_update::prepare_update(new, old, settings).pod,
     }
 }
 

@@ -17,18 +17,22 @@
 //!   `Forbidden ...resources.limits[memory]` ("memory limits cannot be decreased / added unless
 //!   resizePolicy is RestartContainer"; adding a limit is a decrease from "unlimited").
 //! - **Pod-level resources**: without `InPlacePodLevelResourcesVerticalScaling` a Pod with pod-level
-//!   `spec.resources` cannot be resized at all (`Forbidden []`). With the gate (alpha, KEP-5419, whose
-//!   API validation podmut could not read) pod-level cpu and memory resize like a container's: they
-//!   may change or be added, not be removed, and nothing else at pod level may change.
+//!   `spec.resources` cannot be resized at all (`Forbidden []`). Up to 1.34 that refusal comes first
+//!   and alone ("pods with pod-level resources cannot be resized"); from 1.35 it follows the static,
+//!   Windows, QoS and node checks and joins the errors found so far ("resize of pods with pod-level
+//!   resources is forbidden when InPlacePodLevelResourcesVerticalScalingEnabled feature gate is
+//!   disabled"). With the gate (alpha, KEP-5419, whose API validation podmut could not read)
+//!   pod-level cpu and memory resize like a container's: they may change or be added, not be
+//!   removed, and nothing else at pod level may change.
 //! - **Adding a non-cpu/memory resource to a container that had none** is rejected
 //!   (kubernetes#135084; older releases let it through).
 //! - **Container resource claims**: upstream's `dropCPUMemoryResourcesFromContainer` rebuilds the
 //!   requirements from limits and requests only, so a container that uses a DRA claim cannot be
 //!   resized at all ("only cpu and memory resources are mutable"; kubernetes#138641 proposes a fix).
 //!   podmut reports what the API server does today.
-//! - A request that adds or removes containers would make upstream index out of range (the REST
-//!   layer passes such requests through unchanged); podmut answers `Forbidden spec.containers`
-//!   instead (origin `resize/container-list`).
+//! - Containers and init containers may not be added, removed, renamed or reordered
+//!   (`validatePodResizeContainerOrdering`; the REST layer passes such requests through unchanged):
+//!   those errors end the validation (origin `resize/container-list`).
 //!
 //! With `InPlacePodVerticalScaling` off the subresource is not served: a single `Forbidden []`.
 
@@ -67,59 +71,79 @@ pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> 
     let opts = PodValidationOptions::for_update(new, old, settings);
     let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"), &opts);
     errs.extend(validate_pod_metadata_and_spec(new, &opts));
-    if let Some(refusal) = whole_pod_refusal(new, old, settings) {
+    let pod_level = pod_level_resources_present(old) || pod_level_resources_present(new);
+    let refusal_first = settings.version().pod_level_resize_refusal_first();
+    if pod_level && refusal_first {
+        return vec![refuse(
+            "pods with pod-level resources cannot be resized",
+            "resize/pod-level-resources",
+        )];
+    }
+    if let Some(refusal) = static_or_windows(old) {
         return vec![refusal];
     }
-    let (ns, os) = (spec_of(new), spec_of(old));
-    let sidecars = settings.gate(Gate::SidecarContainers);
-    if let Some(e) = container_list_error(&ns, &os, sidecars) {
-        errs.push(e);
+    errs.extend(qos_and_node_support(new, old, settings));
+    if pod_level && !refusal_first && !pod_level_resize_enabled(settings) {
+        errs.push(refuse(
+            "resize of pods with pod-level resources is forbidden when InPlacePodLevelResourcesVerticalScalingEnabled feature gate is disabled",
+            "resize/pod-level-resources",
+        ));
         return errs;
     }
-    errs.extend(qos_and_node_support(new, old, settings));
+    let (ns, os) = (spec_of(new), spec_of(old));
+    let ordering = container_ordering(&ns, &os);
+    if !ordering.is_empty() {
+        errs.extend(ordering);
+        return errs;
+    }
+    let sidecars = settings.gate(Gate::SidecarContainers);
     errs.extend(removals(&ns, &os, sidecars, settings));
     only_cpu_memory_mutable(&ns, &os, sidecars, pod_level_resize_enabled(settings), errs)
 }
 
-/// Pods with pod-level resources (without the pod-level resize gate), static Pods and Windows Pods
-/// cannot be resized: a single `Forbidden []`.
-fn whole_pod_refusal(new: &Pod, old: &Pod, settings: &Settings) -> Option<FieldError> {
-    let refuse = |detail: &str, origin: &'static str| {
-        Some(FieldError::forbidden(&Path::root(), detail).with_origin(origin))
-    };
-    if !pod_level_resize_enabled(settings)
-        && (pod_level_resources_present(old) || pod_level_resources_present(new))
-    {
-        return refuse(
-            "pods with pod-level resources cannot be resized",
-            "resize/pod-level-resources",
-        );
-    }
-    if is_mirror_pod(old) {
-        return refuse("static pods cannot be resized", "resize/static-pod");
-    }
-    if is_windows(old) {
-        return refuse("windows pods cannot be resized", "resize/windows");
-    }
-    None
+/// A whole-Pod refusal: `Forbidden []`.
+fn refuse(detail: &str, origin: &'static str) -> FieldError {
+    FieldError::forbidden(&Path::root(), detail).with_origin(origin)
 }
 
-/// A request that adds or removes containers (upstream would index out of range).
-fn container_list_error(ns: &PodSpec, os: &PodSpec, sidecars: bool) -> Option<FieldError> {
-    let list = if ns.containers.len() != os.containers.len() {
-        "containers"
-    } else if sidecars && init_containers(ns).len() != init_containers(os).len() {
-        "initContainers"
-    } else {
-        return None;
-    };
-    Some(
-        FieldError::forbidden(
-            &Path::new("spec").child(list),
-            "pod updates may not add or remove containers",
-        )
-        .with_origin("resize/container-list"),
-    )
+/// Static Pods and Windows Pods cannot be resized: their refusal is the only error.
+fn static_or_windows(old: &Pod) -> Option<FieldError> {
+    if is_mirror_pod(old) {
+        return Some(refuse("static pods cannot be resized", "resize/static-pod"));
+    }
+    is_windows(old).then(|| refuse("windows pods cannot be resized", "resize/windows"))
+}
+
+/// `validatePodResizeContainerOrdering`: containers and init containers may be neither added,
+/// removed, renamed nor reordered (the rest of the validation pairs them by index).
+fn container_ordering(ns: &PodSpec, os: &PodSpec) -> ErrorList {
+    let spec_path = Path::new("spec");
+    let mut errs = ErrorList::new();
+    for (field, new, old) in [
+        ("containers", ns.containers.as_slice(), os.containers.as_slice()),
+        ("initContainers", init_containers(ns), init_containers(os)),
+    ] {
+        let path = spec_path.child(field);
+        if new.len() != old.len() {
+            errs.push(
+                FieldError::forbidden(&path, format!("{field} may not be added or removed on resize"))
+                    .with_origin("resize/container-list"),
+            );
+            continue;
+        }
+        for (i, (n, o)) in new.iter().zip(old).enumerate() {
+            if n.name != o.name {
+                errs.push(
+                    FieldError::forbidden(
+                        &path.index(i).child("name"),
+                        format!("{field} may not be renamed or reordered on resize"),
+                    )
+                    .with_origin("resize/container-list"),
+                );
+            }
+        }
+    }
+    errs
 }
 
 /// The QoS class may not change; the node must support resize (the version-skew guard).
@@ -281,12 +305,7 @@ pub(crate) fn prepare_update(new: &Pod, old: &Pod, settings: &Settings) -> Prepa
     if pod_level_resize_enabled(settings) {
         spec.resources.clone_from(&ns.resources);
     }
-    Prepared::stored_with_spec(
-        new,
-        old,
-        spec,
-        "pods/resize applies only container resources and resizePolicy",
-    )
+    Prepared::stored_with_spec(new, old, spec)
 }
 
 #[cfg(test)]
@@ -573,7 +592,6 @@ mod tests {
                 .map(|q| q.0.as_str()),
             Some("200m")
         );
-        assert_eq!(p.warnings.len(), 1);
-        assert!(p.warnings[0].contains("spec.containers[0].image"));
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 }

@@ -1253,10 +1253,22 @@ static RULES: &[Rule] = &[
         text: "spec.nodeName may not be changed through pods/status",
     },
     Rule {
+        origin: "status/nominated-node-bound",
+        paths: STATUS,
+        source: "pkg/apis/core/validation.ValidatePodStatusUpdate",
+        text: "nominatedNodeName may not be set on a Pod already bound to a node (ClearingNominatedNodeNameAfterBinding)",
+    },
+    Rule {
         origin: "status/nominated-node-name",
         paths: STATUS,
         source: "pkg/apis/core/validation.ValidatePodStatusUpdate",
         text: "nominatedNodeName must be a valid node name",
+    },
+    Rule {
+        origin: "status/observed-generation",
+        paths: STATUS,
+        source: "pkg/apis/core/validation.ValidatePodStatusUpdate",
+        text: "status and condition observedGeneration may not be negative",
     },
     Rule {
         origin: "status/pod-ips",

@@ -6,7 +6,7 @@
 //! a normalised JSON form: nulls and empty lists dropped, empty maps dropped only where the field is
 //! a map in the Go type, and quantities rewritten to an exact canonical form.
 
-use k8s_openapi::api::core::v1::{Container, PodSpec, ResourceRequirements};
+use k8s_openapi::api::core::v1::{Container, EphemeralContainer, PodSpec, ResourceRequirements};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -65,6 +65,17 @@ fn normalized_container(c: &Container) -> Container {
 /// `Semantic.DeepEqual` of two containers, with Go's zero-valued requirements equal to none.
 pub(crate) fn containers_eq(a: &Container, b: &Container) -> bool {
     a == b || semantic_eq(&normalized_container(a), &normalized_container(b))
+}
+
+/// `Semantic.DeepEqual` of two ephemeral containers, with Go's zero-valued requirements equal to
+/// none (an ephemeral container's `Resources` is a struct too).
+pub(crate) fn ephemeral_containers_eq(a: &EphemeralContainer, b: &EphemeralContainer) -> bool {
+    let normalized = |c: &EphemeralContainer| {
+        let mut c = c.clone();
+        c.resources = normalize_requirements(c.resources.take());
+        c
+    };
+    a == b || semantic_eq(&normalized(a), &normalized(b))
 }
 
 /// `Semantic.DeepEqual` of two specs, with every container normalised as in [`containers_eq`]

@@ -55,12 +55,20 @@ pub enum Gate {
     /// `clusterTrustBundle` projected volume sources (beta, off in 1.33 to 1.35); off: the API
     /// server drops them from a new Pod unless the old Pod already has one.
     ClusterTrustBundleProjection,
+    /// `pods/status` may not set `nominatedNodeName` on a Pod already bound to a node (alpha in
+    /// 1.34, beta in 1.35).
+    ClearingNominatedNodeNameAfterBinding,
+    /// Container statuses' `allocatedResourcesStatus` (alpha); off: `pods/status` drops it.
+    ResourceHealthStatus,
+    /// `status.observedGeneration` and conditions' `observedGeneration` (alpha in 1.33, GA in 1.35);
+    /// off: `pods/status` drops them unless the stored status already has one.
+    PodObservedGenerationTracking,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
     /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
-    pub const ALL: [(Gate, bool); 16] = [
+    pub const ALL: [(Gate, bool); 19] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
         (Gate::InPlacePodVerticalScaling, true),
@@ -77,6 +85,9 @@ impl Gate {
         (Gate::SELinuxMount, false),
         (Gate::PodDeletionCost, true),
         (Gate::ClusterTrustBundleProjection, false),
+        (Gate::ClearingNominatedNodeNameAfterBinding, true),
+        (Gate::ResourceHealthStatus, false),
+        (Gate::PodObservedGenerationTracking, true),
     ];
 
     /// The upstream gate name.
@@ -98,6 +109,9 @@ impl Gate {
             Gate::SELinuxMount => "SELinuxMount",
             Gate::PodDeletionCost => "PodDeletionCost",
             Gate::ClusterTrustBundleProjection => "ClusterTrustBundleProjection",
+            Gate::ClearingNominatedNodeNameAfterBinding => "ClearingNominatedNodeNameAfterBinding",
+            Gate::ResourceHealthStatus => "ResourceHealthStatus",
+            Gate::PodObservedGenerationTracking => "PodObservedGenerationTracking",
         }
     }
 
@@ -365,6 +379,12 @@ impl Settings {
             self.memory_limit_decrease = version.memory_limit_decrease();
         }
         Ok(())
+    }
+
+    /// The release whose version-dependent rules apply: `kubernetesVersion`, else the newest
+    /// supported one.
+    pub(crate) fn version(&self) -> KubernetesVersion {
+        self.kubernetes_version.unwrap_or(KubernetesVersion::NEWEST)
     }
 
     /// Whether a feature gate is on.

@@ -1,33 +1,37 @@
 //! `pods/status`: what a status update (normally the kubelet's) may change, `ValidatePodStatusUpdate`.
 //!
 //! Upstream: `pkg/apis/core/validation/validation.go` (`ValidatePodStatusUpdate`,
-//! `validatePodConditions`, `ValidateContainerStateTransition`,
-//! `ValidateInitContainerStateTransition`, `validatePodResourceClaimStatuses`, `validatePodIPs`,
-//! `validateHostIPs`, `validateContainerStatusUsers`, `validateContainerStatusAllocatedResourcesStatus`,
-//! `validateContainerStatusNoAllocatedResourcesStatus`) and `pkg/registry/core/pod/strategy.go`
-//! (`podStatusStrategy.PrepareForUpdate`).
+//! `validatePodConditions`, the state transitions of [`transitions`],
+//! `validatePodResourceClaimStatuses`, `validatePodIPs`, `validateHostIPs`,
+//! `validateContainerStatusUsers`, `validateContainerStatusAllocatedResourcesStatus`,
+//! `validateContainerStatusNoAllocatedResourcesStatus`), `pkg/registry/core/pod/strategy.go`
+//! (`podStatusStrategy`: `PrepareForUpdate`, `WarningsOnUpdate`), `pkg/api/pod/util.go`
+//! (`dropDisabledPodStatusFields`) and `pkg/apis/core/v1/conversion.go`
+//! (`Convert_v1_PodStatus_To_core_PodStatus`: `podIP` and `podIPs`).
 //!
 //! The status strategy ignores spec changes: [`prepare_update`] takes the spec (and the deletion
-//! timestamp and owner references) from the stored Pod and backfills an empty `status.qosClass`, as
-//! the API server does, and reports what it ignored as a warning. Paths are upstream's, including its
-//! quirks: custom condition types are reported at `metadata.conditions[i].Type`, container users at
-//! `status.containerStatuses[i].linux`.
+//! timestamp and owner references) from the stored Pod, backfills an empty `status.qosClass` and
+//! cleared `observedGeneration`s, and drops the status fields of disabled gates, as the API server
+//! does; like the API server it says nothing about what it ignored.
+
+mod prepare;
+mod transitions;
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodCondition, PodStatus};
+use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus};
 
 use crate::field::{BadValue, ErrorList, FieldError, Path, go_quote};
-use crate::pod::names::{
-    is_dns1123_subdomain, is_ipv6, is_qualified_name, parse_ip_sloppy, validate_ip_with_origin,
-};
+use crate::pod::names::{is_dns1123_subdomain, is_ipv6, is_qualified_name, parse_ip_sloppy};
+use crate::pod::util::items;
 use crate::pod::{
     PodValidationOptions, validate_object_meta_update, validate_pod_specific_annotation_updates,
 };
-use crate::podutil::{init_containers, is_restartable_init, is_windows, spec as spec_of};
-use crate::settings::Settings;
-use crate::strategy::Prepared;
+use crate::podutil::{is_windows, spec as spec_of};
+use crate::settings::{Gate, Settings};
+pub(crate) use prepare::prepare_update;
+use transitions::Transitions;
 
 /// `ValidatePodStatusUpdate(new, old, opts)`: the metadata update and the whole Pod-annotation
 /// validation (`ValidatePodSpecificAnnotationUpdates`, which ends with
@@ -47,31 +51,18 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
     let default_status = PodStatus::default();
     let ns = new.status.as_ref().unwrap_or(&default_status);
     let os = old.status.as_ref().unwrap_or(&default_status);
+    let status = Path::new("status");
     errs.extend(validate_pod_conditions(
         ns.conditions.as_deref().unwrap_or_default(),
-        &meta.child("conditions"),
+        &status.child("conditions"),
     ));
-
-    let status = Path::new("status");
-    let new_spec = spec_of(new);
-    let old_spec = spec_of(old);
-    if new_spec.node_name.as_deref().unwrap_or("") != old_spec.node_name.as_deref().unwrap_or("") {
+    errs.extend(node_and_nomination(new, old, settings));
+    if let Some(g) = ns.observed_generation.filter(|g| *g < 0) {
         errs.push(
-            FieldError::forbidden(&status.child("nodeName"), "may not be changed directly")
-                .with_origin("status/node-name"),
+            FieldError::invalid(&status.child("observedGeneration"), g, NON_NEGATIVE)
+                .with_origin("status/observed-generation"),
         );
     }
-
-    let nominated = ns.nominated_node_name.as_deref().unwrap_or("");
-    if nominated != os.nominated_node_name.as_deref().unwrap_or("") && !nominated.is_empty() {
-        for msg in is_dns1123_subdomain(nominated) {
-            errs.push(
-                FieldError::invalid(&status.child("nominatedNodeName"), nominated, msg)
-                    .with_origin("status/nominated-node-name"),
-            );
-        }
-    }
-
     // Pod QoS is immutable
     let new_qos = ns.qos_class.as_deref().unwrap_or("");
     if new_qos != os.qos_class.as_deref().unwrap_or("") {
@@ -80,50 +71,111 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
                 .with_origin("status/qos-class-immutable"),
         );
     }
-
-    let empty = Vec::new();
-    let restart_policy = old_spec.restart_policy.as_deref().unwrap_or("");
-    errs.extend(validate_container_state_transition(
-        ns.container_statuses.as_ref().unwrap_or(&empty),
-        os.container_statuses.as_ref().unwrap_or(&empty),
-        &status.child("containerStatuses"),
-        restart_policy,
-    ));
-    if restart_policy != "Always" {
-        // ValidateInitContainerStateTransition: restartable init containers may restart.
-        let restartable: BTreeSet<&str> = crate::order::set_from(
-            init_containers(&old_spec)
-                .iter()
-                .filter(|c| is_restartable_init(c))
-                .map(|c| c.name.as_str()),
-        );
-        for (i, s) in os.init_container_statuses.iter().flatten().enumerate() {
-            if restartable.contains(s.name.as_str()) {
-                continue;
-            }
-            errs.extend(transition_errors(
-                s,
-                ns.init_container_statuses.as_ref().unwrap_or(&empty),
-                &status.child("initContainerStatuses").index(i),
-                restart_policy,
-            ));
-        }
-    }
-    // The kubelet never restarts ephemeral containers: an implicit restartPolicy Never.
-    errs.extend(validate_container_state_transition(
-        ns.ephemeral_container_statuses.as_ref().unwrap_or(&empty),
-        os.ephemeral_container_statuses.as_ref().unwrap_or(&empty),
-        &status.child("ephemeralContainerStatuses"),
-        "Never",
-    ));
+    errs.extend(state_transitions(ns, os, &spec_of(old), settings));
     errs.extend(validate_resource_claim_statuses(
         new,
         &status.child("resourceClaimStatuses"),
     ));
-    errs.extend(validate_pod_ips(ns));
-    errs.extend(validate_host_ips(ns));
+    errs.extend(validate_pod_ips(ns, os));
+    errs.extend(validate_host_ips(ns, os));
+    errs.extend(container_status_rules(new, ns, &status));
+    errs
+}
 
+const NON_NEGATIVE: &str = "must be a non-negative integer";
+
+/// The node name may not change here; a new nominated node name must be a node name, and (with
+/// `ClearingNominatedNodeNameAfterBinding`) may not be set once the Pod is bound.
+fn node_and_nomination(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
+    let status = Path::new("status");
+    let mut errs = ErrorList::new();
+    let old_node = spec_of(old).node_name.clone().unwrap_or_default();
+    if spec_of(new).node_name.as_deref().unwrap_or("") != old_node {
+        errs.push(
+            FieldError::forbidden(&status.child("nodeName"), "may not be changed directly")
+                .with_origin("status/node-name"),
+        );
+    }
+    let nominated = |p: &Pod| {
+        p.status
+            .as_ref()
+            .and_then(|s| s.nominated_node_name.clone())
+            .unwrap_or_default()
+    };
+    let (new_nominated, old_nominated) = (nominated(new), nominated(old));
+    if new_nominated == old_nominated || new_nominated.is_empty() {
+        return errs;
+    }
+    for msg in is_dns1123_subdomain(&new_nominated) {
+        errs.push(
+            FieldError::invalid(&status.child("nominatedNodeName"), new_nominated.as_str(), msg)
+                .with_origin("status/nominated-node-name"),
+        );
+    }
+    if settings.gate(Gate::ClearingNominatedNodeNameAfterBinding) && !old_node.is_empty() {
+        errs.push(
+            FieldError::forbidden(
+                &status.child("nominatedNodeName"),
+                "may not be set on pods that are already bound to a node",
+            )
+            .with_origin("status/nominated-node-bound"),
+        );
+    }
+    errs
+}
+
+/// `validatePodConditions`: no negative `observedGeneration`; custom (non-system) condition types
+/// must be qualified names.
+fn validate_pod_conditions(conditions: &[PodCondition], path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for (i, c) in conditions.iter().enumerate() {
+        if let Some(g) = c.observed_generation.filter(|g| *g < 0) {
+            errs.push(
+                FieldError::invalid(&path.index(i).child("observedGeneration"), g, NON_NEGATIVE)
+                    .with_origin("status/observed-generation"),
+            );
+        }
+        if matches!(c.type_.as_str(), "PodScheduled" | "Ready" | "Initialized") {
+            continue;
+        }
+        for msg in is_qualified_name(&c.type_) {
+            errs.push(
+                FieldError::invalid(&path.index(i).child("Type"), c.type_.as_str(), msg)
+                    .with_origin("status/condition-type"),
+            );
+        }
+    }
+    errs
+}
+
+/// The three state-transition rules, judged against the stored spec.
+fn state_transitions(ns: &PodStatus, os: &PodStatus, old_spec: &PodSpec, settings: &Settings) -> ErrorList {
+    let status = Path::new("status");
+    let t = Transitions::new(old_spec, settings);
+    let mut errs = t.containers(
+        items(&ns.container_statuses),
+        items(&os.container_statuses),
+        &status.child("containerStatuses"),
+    );
+    errs.extend(t.init_containers(
+        items(&ns.init_container_statuses),
+        items(&os.init_container_statuses),
+        &status.child("initContainerStatuses"),
+    ));
+    errs.extend(transitions::ephemeral(
+        items(&ns.ephemeral_container_statuses),
+        items(&os.ephemeral_container_statuses),
+        &status.child("ephemeralContainerStatuses"),
+    ));
+    errs
+}
+
+/// The users and allocated resources of every container status list.
+fn container_status_rules(new: &Pod, ns: &PodStatus, status: &Path) -> ErrorList {
+    let empty = Vec::new();
+    let new_spec = spec_of(new);
     let windows = is_windows(new);
+    let mut errs = ErrorList::new();
     for (list, field) in [
         (&ns.container_statuses, "containerStatuses"),
         (&ns.init_container_statuses, "initContainerStatuses"),
@@ -164,68 +216,6 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
         }
     }
     errs
-}
-
-/// `validatePodConditions`: custom (non-system) condition types must be qualified names.
-fn validate_pod_conditions(conditions: &[PodCondition], path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    for (i, c) in conditions.iter().enumerate() {
-        if matches!(c.type_.as_str(), "PodScheduled" | "Ready" | "Initialized") {
-            continue;
-        }
-        for msg in is_qualified_name(&c.type_) {
-            errs.push(
-                FieldError::invalid(&path.index(i).child("Type"), c.type_.as_str(), msg)
-                    .with_origin("status/condition-type"),
-            );
-        }
-    }
-    errs
-}
-
-fn is_terminated(s: &ContainerStatus) -> bool {
-    s.state.as_ref().is_some_and(|st| st.terminated.is_some())
-}
-
-/// The errors for one old terminated status `old`: any new status of the same name that is not
-/// terminated.
-fn transition_errors(old: &ContainerStatus, new: &[ContainerStatus], path: &Path, policy: &str) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let Some(term) = old.state.as_ref().and_then(|s| s.terminated.as_ref()) else {
-        return errs;
-    };
-    if term.exit_code != 0 && policy == "OnFailure" {
-        return errs;
-    }
-    for n in new {
-        if n.name == old.name && !is_terminated(n) {
-            errs.push(
-                FieldError::forbidden(
-                    &path.child("state"),
-                    "may not be transitioned to non-terminated state",
-                )
-                .with_origin("status/state-transition"),
-            );
-        }
-    }
-    errs
-}
-
-/// `ValidateContainerStateTransition`: unless the restart policy is `Always`, a terminated container
-/// (that did not fail under `OnFailure`) may not become non-terminated.
-fn validate_container_state_transition(
-    new: &[ContainerStatus],
-    old: &[ContainerStatus],
-    path: &Path,
-    policy: &str,
-) -> ErrorList {
-    if policy == "Always" {
-        return ErrorList::new();
-    }
-    old.iter()
-        .enumerate()
-        .flat_map(|(i, o)| transition_errors(o, new, &path.index(i), policy))
-        .collect()
 }
 
 /// `validatePodResourceClaimStatuses`.
@@ -280,41 +270,44 @@ fn ip_list_value(type_name: &str, ips: &[&str]) -> BadValue {
     BadValue::go(&list, ty)
 }
 
-/// The shared part of `validatePodIPs`/`validateHostIPs`: every address valid, at most one per family,
-/// no duplicates.
+/// The shared part of `validatePodIPs`/`validateHostIPs`: every address new to the list valid
+/// (`IsValidIPForLegacyField`: one the old status already has is kept), and at most one per family.
 fn validate_ip_list(
     ips: &[&str],
+    old: &[&str],
     path: &Path,
     type_name: &str,
     origin: &'static str,
-    duplicates_first: bool,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
-    let mut dual = ErrorList::new();
-    let mut dups = ErrorList::new();
     for (i, ip) in ips.iter().enumerate() {
-        errs.extend(validate_ip_with_origin(&path.index(i), ip, origin));
+        if !old.contains(ip) && parse_ip_sloppy(ip).is_none() {
+            errs.push(FieldError::invalid(&path.index(i), *ip, IP_DETAIL).with_origin(origin));
+        }
     }
     if ips.len() > 1 {
-        let parsed: Vec<Option<IpAddr>> = ips.iter().map(|ip| parse_ip_sloppy(ip)).collect();
-        let dual_stack = if let Some(bad) = ips.iter().zip(&parsed).find(|(_, p)| p.is_none()) {
-            dual.push(
-                FieldError::internal(
-                    path,
-                    format!(
-                        "failed to check for dual stack with error:failed to parse IP: {}",
-                        go_quote(bad.0)
-                    ),
-                )
-                .with_origin(origin),
-            );
-            false
-        } else {
-            let v6 = parsed.iter().flatten().filter(|ip| is_ipv6(ip)).count();
-            v6 > 0 && v6 < parsed.len()
-        };
-        if !dual_stack || ips.len() > 2 {
-            dual.push(
+        // `IsDualStackIPStrings`: every address parses, and both families are present
+        let mut families = BTreeSet::new();
+        for (i, ip) in ips.iter().enumerate() {
+            match parse_ip_sloppy(ip) {
+                Some(addr) => {
+                    families.insert(is_ipv6(&addr));
+                }
+                None => {
+                    errs.push(
+                        FieldError::internal(
+                            path,
+                            format!("failed to check for dual stack with error:invalid IP[{i}]: {ip}"),
+                        )
+                        .with_origin(origin),
+                    );
+                    families.clear();
+                    break;
+                }
+            }
+        }
+        if families.len() < 2 || ips.len() > 2 {
+            errs.push(
                 FieldError::invalid(
                     path,
                     ip_list_value(type_name, ips),
@@ -323,44 +316,41 @@ fn validate_ip_list(
                 .with_origin(origin),
             );
         }
-        let mut seen = BTreeSet::new();
-        for (i, ip) in ips.iter().enumerate() {
-            if !seen.insert(*ip) {
-                dups.push(
-                    FieldError::duplicate(
-                        &path.index(i),
-                        BadValue::Rendered(format!("core.{type_name}{{IP:{}}}", go_quote(ip))),
-                    )
-                    .with_origin(origin),
-                );
-            }
-        }
-    }
-    if duplicates_first {
-        errs.extend(dups);
-        errs.extend(dual);
-    } else {
-        errs.extend(dual);
-        errs.extend(dups);
     }
     errs
 }
 
+/// `validation.IsValidIPForLegacyField`'s detail (`parseIP`).
+const IP_DETAIL: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
+/// The internal `status.podIPs` of a v1 status (`Convert_v1_PodStatus_To_core_PodStatus`): `podIP`
+/// alone when it is set and `podIPs` is empty or starts with another address, else `podIPs`.
+fn pod_ips(status: &PodStatus) -> Vec<&str> {
+    let listed: Vec<&str> = items(&status.pod_ips).iter().map(|p| p.ip.as_str()).collect();
+    match status.pod_ip.as_deref().filter(|ip| !ip.is_empty()) {
+        Some(single) if listed.first() != Some(&single) => vec![single],
+        _ => listed,
+    }
+}
+
+fn host_ips(status: &PodStatus) -> Vec<&str> {
+    items(&status.host_ips).iter().map(|p| p.ip.as_str()).collect()
+}
+
 /// `validatePodIPs`.
-fn validate_pod_ips(status: &PodStatus) -> ErrorList {
-    let ips: Vec<&str> = status.pod_ips.iter().flatten().map(|p| p.ip.as_str()).collect();
+fn validate_pod_ips(status: &PodStatus, old: &PodStatus) -> ErrorList {
     validate_ip_list(
-        &ips,
+        &pod_ips(status),
+        &pod_ips(old),
         &Path::new("status").child("podIPs"),
         "PodIP",
         "status/pod-ips",
-        false,
     )
 }
 
 /// `validateHostIPs`: also `hostIPs[0]` must equal `hostIP`.
-fn validate_host_ips(status: &PodStatus) -> ErrorList {
-    let ips: Vec<&str> = status.host_ips.iter().flatten().map(|p| p.ip.as_str()).collect();
+fn validate_host_ips(status: &PodStatus, old: &PodStatus) -> ErrorList {
+    let ips = host_ips(status);
     let Some(first) = ips.first() else {
         return ErrorList::new();
     };
@@ -372,8 +362,64 @@ fn validate_host_ips(status: &PodStatus) -> ErrorList {
                 .with_origin("status/host-ips"),
         );
     }
-    errs.extend(validate_ip_list(&ips, &path, "HostIP", "status/host-ips", true));
+    errs.extend(validate_ip_list(
+        &ips,
+        &host_ips(old),
+        &path,
+        "HostIP",
+        "status/host-ips",
+    ));
     errs
+}
+
+/// `GetWarningsForIP` of one address that validated: a non-standard form (leading zeros, an
+/// IPv4-mapped IPv6 address) or a non-canonical IPv6 one.
+fn ip_warning(path: &Path, value: &str) -> Option<String> {
+    let sloppy = parse_ip_sloppy(value)?;
+    match value.parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => (v6.to_string() != value).then(|| {
+            format!(
+                "{path}: IPv6 address {} should be in RFC 5952 canonical format ({})",
+                go_quote(value),
+                go_quote(&v6.to_string())
+            )
+        }),
+        Ok(IpAddr::V4(_)) => None,
+        _ => {
+            let preferred = match sloppy {
+                IpAddr::V6(v6) => v6
+                    .to_ipv4_mapped()
+                    .map_or_else(|| v6.to_string(), |v4| v4.to_string()),
+                IpAddr::V4(v4) => v4.to_string(),
+            };
+            Some(format!(
+                "{path}: non-standard IP address {} will be considered invalid in a future Kubernetes release: use {}",
+                go_quote(value),
+                go_quote(&preferred)
+            ))
+        }
+    }
+}
+
+/// `podStatusStrategy.WarningsOnUpdate`: [`ip_warning`] of every pod and host IP.
+pub(crate) fn warnings_on_update(pod: &Pod) -> Vec<String> {
+    let Some(status) = pod.status.as_ref() else {
+        return Vec::new();
+    };
+    let status_path = Path::new("status");
+    let pod_path = status_path.child("podIPs");
+    let host_path = status_path.child("hostIPs");
+    let pods = pod_ips(status)
+        .into_iter()
+        .enumerate()
+        .map(|(i, ip)| (pod_path.index(i), ip));
+    let hosts = host_ips(status)
+        .into_iter()
+        .enumerate()
+        .map(|(i, ip)| (host_path.index(i), ip));
+    pods.chain(hosts)
+        .filter_map(|(p, ip)| ip_warning(&p.child("ip"), ip))
+        .collect()
 }
 
 const MAX_ID: i64 = 2_147_483_647;
@@ -383,7 +429,7 @@ fn validate_container_status_users(statuses: &[ContainerStatus], path: &Path, wi
     let mut errs = ErrorList::new();
     for (i, s) in statuses.iter().enumerate() {
         let Some(user) = s.user.as_ref() else { continue };
-        let linux_path = path.index(i).child("linux");
+        let linux_path = path.index(i).child("user").child("linux");
         if windows {
             if user.linux.is_some() {
                 errs.push(
@@ -500,30 +546,6 @@ fn validate_allocated_resources_status(
     errs
 }
 
-/// The REST layer's `PrepareForUpdate` for `pods/status`: the request with the stored Pod's spec,
-/// deletion timestamp and owner references, and `status.qosClass` backfilled when empty.
-pub(crate) fn prepare_update(new: &Pod, old: &Pod) -> Prepared {
-    let mut pod = new.clone();
-    pod.spec.clone_from(&old.spec);
-    pod.metadata
-        .deletion_timestamp
-        .clone_from(&old.metadata.deletion_timestamp);
-    pod.metadata
-        .owner_references
-        .clone_from(&old.metadata.owner_references);
-    let old_qos = old.status.as_ref().and_then(|s| s.qos_class.clone());
-    if pod
-        .status
-        .as_ref()
-        .and_then(|s| s.qos_class.as_deref())
-        .is_none_or(str::is_empty)
-        && old_qos.is_some()
-    {
-        pod.status.get_or_insert_with(Default::default).qos_class = old_qos;
-    }
-    Prepared::new(new, pod, "pods/status applies only the status and metadata")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,10 +573,17 @@ mod tests {
 
     #[test]
     fn nominated_node_name_must_be_a_subdomain() {
-        let old = pod("Always", "{}");
-        assert!(errs(&pod("Always", "{nominatedNodeName: node1}"), &old).is_empty());
+        let unbound = |status: &str| {
+            let mut p = pod("Always", status);
+            if let Some(s) = p.spec.as_mut() {
+                s.node_name = None;
+            }
+            p
+        };
+        let old = unbound("{}");
+        assert!(errs(&unbound("{nominatedNodeName: node1}"), &old).is_empty());
         assert_eq!(
-            errs(&pod("Always", "{nominatedNodeName: Node1}"), &old),
+            errs(&unbound("{nominatedNodeName: Node1}"), &old),
             vec![(
                 ErrorType::Invalid,
                 "status.nominatedNodeName".into(),
@@ -562,7 +591,67 @@ mod tests {
             )]
         );
         // removing it is fine
-        assert!(errs(&old, &pod("Always", "{nominatedNodeName: node1}")).is_empty());
+        assert!(errs(&old, &unbound("{nominatedNodeName: node1}")).is_empty());
+    }
+
+    #[test]
+    fn nominated_node_name_not_on_a_bound_pod() {
+        // BASE is bound to node1: ClearingNominatedNodeNameAfterBinding (on in 1.35) forbids it
+        let old = pod("Always", "{}");
+        let bound = vec![(
+            ErrorType::Forbidden,
+            "status.nominatedNodeName".into(),
+            "status/nominated-node-bound",
+        )];
+        assert_eq!(errs(&pod("Always", "{nominatedNodeName: node1}"), &old), bound);
+        // unchanged, or cleared, is fine
+        let set = pod("Always", "{nominatedNodeName: node1}");
+        assert!(errs(&set, &set).is_empty());
+        assert!(errs(&old, &set).is_empty());
+        let mut off = Settings::default();
+        off.feature_gates
+            .set(Gate::ClearingNominatedNodeNameAfterBinding, false);
+        let e = validate_pod_status_update(&pod("Always", "{nominatedNodeName: node1}"), &old, &off);
+        assert!(e.is_empty(), "{e:?}");
+    }
+
+    #[test]
+    fn observed_generations_are_non_negative() {
+        let old = pod("Always", "{}");
+        assert_eq!(
+            errs(
+                &pod(
+                    "Always",
+                    "{observedGeneration: -1, conditions: [{type: Ready, status: 'True', observedGeneration: -2}]}"
+                ),
+                &old
+            ),
+            vec![
+                (
+                    ErrorType::Invalid,
+                    "status.conditions[0].observedGeneration".into(),
+                    "status/observed-generation"
+                ),
+                (
+                    ErrorType::Invalid,
+                    "status.observedGeneration".into(),
+                    "status/observed-generation"
+                ),
+            ]
+        );
+        // a cleared value keeps the stored one (preserveOldObservedGeneration)
+        let stored = pod(
+            "Always",
+            "{observedGeneration: 3, conditions: [{type: Ready, status: 'True', observedGeneration: 2}]}",
+        );
+        let cleared = pod("Always", "{conditions: [{type: Ready, status: 'False'}]}");
+        let p = prepare_update(&cleared, &stored, &Settings::default()).pod;
+        let status = p.status.unwrap_or_default();
+        assert_eq!(status.observed_generation, Some(3));
+        assert_eq!(
+            status.conditions.unwrap_or_default()[0].observed_generation,
+            Some(2)
+        );
     }
 
     #[test]
@@ -599,7 +688,7 @@ mod tests {
             vec![(ErrorType::Forbidden, "status.nodeName".into(), "status/node-name")]
         );
         // the strategy step takes the spec from the stored Pod, so through check() it never fires
-        assert!(errs(&prepare_update(&new, &old).pod, &old).is_empty());
+        assert!(errs(&prepare_update(&new, &old, &Settings::default()).pod, &old).is_empty());
     }
 
     #[test]
@@ -680,12 +769,21 @@ mod tests {
             errs(&pod("Always", "{podIPs: [{ip: not-an-ip}]}"), &old),
             vec![(ErrorType::Invalid, "status.podIPs[0]".into(), "status/pod-ips")]
         );
+        // no duplicate rule upstream: two of one family is the error
         assert_eq!(
             errs(&pod("Always", "{podIPs: [{ip: 10.0.0.1}, {ip: 10.0.0.1}]}"), &old),
-            vec![
-                (ErrorType::Invalid, "status.podIPs".into(), "status/pod-ips"),
-                (ErrorType::Duplicate, "status.podIPs[1]".into(), "status/pod-ips"),
-            ]
+            vec![(ErrorType::Invalid, "status.podIPs".into(), "status/pod-ips")]
+        );
+        // an invalid address the stored status already has is kept
+        let bad = pod("Always", "{podIPs: [{ip: not-an-ip}]}");
+        assert!(errs(&bad, &bad).is_empty());
+        // podIP wins over a podIPs list it does not start (the v1 conversion)
+        assert_eq!(
+            errs(
+                &pod("Always", "{podIP: 10.0.0.300, podIPs: [{ip: 10.0.0.1}]}"),
+                &old
+            ),
+            vec![(ErrorType::Invalid, "status.podIPs[0]".into(), "status/pod-ips")]
         );
         assert_eq!(
             errs(
@@ -733,7 +831,7 @@ mod tests {
             ),
             vec![(
                 ErrorType::Invalid,
-                "metadata.conditions[0].Type".into(),
+                "status.conditions[0].Type".into(),
                 "status/condition-type"
             )]
         );
@@ -750,7 +848,7 @@ mod tests {
             ),
             vec![(
                 ErrorType::Invalid,
-                "status.containerStatuses[0].linux.uid".into(),
+                "status.containerStatuses[0].user.linux.uid".into(),
                 "status/container-user"
             )]
         );
@@ -793,16 +891,13 @@ mod tests {
         if let Some(s) = new.spec.as_mut() {
             s.containers[0].image = Some("other".into());
         }
-        let p = prepare_update(&new, &old);
+        let p = prepare_update(&new, &old, &Settings::default());
         assert_eq!(spec_of(&p.pod).containers[0].image.as_deref(), Some("image"));
         assert_eq!(
             p.pod.status.as_ref().and_then(|s| s.qos_class.as_deref()),
             Some("Burstable")
         );
-        assert!(
-            p.warnings[0].contains("spec.containers[0].image"),
-            "{:?}",
-            p.warnings
-        );
+        // ignored without a warning, as the API server does
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     }
 }

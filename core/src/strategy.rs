@@ -15,10 +15,13 @@
 //! | `pods/status` | `status` and most metadata | `spec`, `deletionTimestamp`, `ownerReferences` from the stored Pod |
 //! | `pods/dynamic` (KEP-5972) | `spec` and metadata, like the main resource | `status` from the stored Pod (the main resource's strategy) |
 //!
-//! Such changes are therefore silently ignored by the API server, not rejected. podmut does the same
-//! and reports what was ignored as a warning, so a user who edits a field on the wrong path learns
-//! why it did not stick. An admission webhook already receives the prepared object, so the step is a
-//! no-op there.
+//! Such changes are therefore silently ignored by the API server, not rejected, and without a
+//! warning: podmut's upstream paths do the same (its `warnings` are the API server's). Only
+//! `pods/dynamic`, which no release serves, reports what its step ignored as a warning. An
+//! admission webhook already receives the prepared object, so the step is a no-op there.
+//!
+//! Before any of these, the registry's `rest.BeforeUpdate` ([`before_update`]) takes the
+//! metadata no request may change from the stored Pod.
 
 use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -78,15 +81,22 @@ impl Prepared {
         Self { pod, warnings }
     }
 
+    /// The Pod an upstream path's step prepared: the API server does not say what it ignored.
+    pub(crate) fn applied(pod: Pod) -> Self {
+        Self {
+            pod,
+            warnings: Vec::new(),
+        }
+    }
+
     /// What `dropNonEphemeralContainerUpdates` and `dropNonResizeUpdates` share: `spec` (built from
-    /// the stored one), the stored status, and the metadata `ResetObjectMetaForStatus` keeps; `what`
-    /// says what the path applies.
-    pub(crate) fn stored_with_spec(sent: &Pod, stored: &Pod, spec: PodSpec, what: &str) -> Self {
+    /// the stored one), the stored status, and the metadata `ResetObjectMetaForStatus` keeps.
+    pub(crate) fn stored_with_spec(sent: &Pod, stored: &Pod, spec: PodSpec) -> Self {
         let mut pod = sent.clone();
         pod.spec = Some(spec);
         pod.status.clone_from(&stored.status);
         reset_object_meta_for_status(&mut pod.metadata, &stored.metadata);
-        Self::new(sent, pod, what)
+        Self::applied(pod)
     }
 
     /// The request as sent (the path's strategy changes nothing).

@@ -167,7 +167,7 @@ pub(crate) fn check_arrived(
         }
         p
     };
-    let new = defaulted(new);
+    let mut new = defaulted(new);
     let old = old.map(defaulted);
     let request = settings.apply_defaults && arrival == Arrival::Request;
     let handled = match (old.as_ref(), sub) {
@@ -265,10 +265,17 @@ fn validate_update_on(
             crate::resize::prepare_update(new, old, settings),
             crate::resize::validate_pod_resize,
         ),
-        Subresource::Status => run(
-            crate::status_update::prepare_update(new, old),
-            crate::status_update::validate_pod_status_update,
-        ),
+        Subresource::Status => {
+            let prepared = crate::status_update::prepare_update(new, old, settings);
+            let errors = crate::status_update::validate_pod_status_update(&prepared.pod, old, settings);
+            // the strategy's warnings are sent only with an accepted update
+            let warnings = if errors.is_empty() {
+                crate::status_update::warnings_on_update(&prepared.pod)
+            } else {
+                Vec::new()
+            };
+            (errors, warnings)
+        }
     }
 }
 
@@ -402,17 +409,13 @@ mod tests {
     }
 
     #[test]
-    fn ignored_changes_are_warnings() {
+    fn ignored_changes_are_silent() {
         let old = POD.replace("namespace: default}", "namespace: default, resourceVersion: '1'}");
         let new = old.replace("nginx:1.25", "nginx:1.26");
         let v = check_documents(Some(&old), &new, Subresource::Resize, "").unwrap();
         assert!(v.allowed, "{:?}", v.errors);
-        assert_eq!(v.warnings.len(), 1);
-        assert!(
-            v.warnings[0].contains("spec.containers[0].image"),
-            "{:?}",
-            v.warnings
-        );
+        // the API server ignores the image change on pods/resize, and says nothing
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
     }
 
     #[test]

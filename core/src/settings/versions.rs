@@ -67,7 +67,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 16] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 19] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -159,6 +159,25 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 16] = [
         &[
             spec(29, false, Stage::Alpha, false),
             spec(33, false, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::ClearingNominatedNodeNameAfterBinding,
+        &[
+            spec(34, false, Stage::Alpha, false),
+            spec(35, true, Stage::Beta, false),
+        ],
+    ),
+    (
+        Gate::ResourceHealthStatus,
+        &[spec(31, false, Stage::Alpha, false)],
+    ),
+    (
+        Gate::PodObservedGenerationTracking,
+        &[
+            spec(33, false, Stage::Alpha, false),
+            spec(34, true, Stage::Beta, false),
+            spec(35, true, Stage::Ga, true),
         ],
     ),
 ];
@@ -269,6 +288,22 @@ impl KubernetesVersion {
         } else {
             MemoryLimitDecrease::Allow
         }
+    }
+
+    /// `ValidatePodResize`'s refusal of a Pod with pod-level resources (without
+    /// `InPlacePodLevelResourcesVerticalScaling`): up to 1.34 it is checked first and is the only
+    /// error ("pods with pod-level resources cannot be resized"); from 1.35 it follows the static,
+    /// Windows, QoS and node checks and is appended to the errors found so far.
+    pub(crate) fn pod_level_resize_refusal_first(self) -> bool {
+        self.minor <= 34
+    }
+
+    /// `ValidatePodStatusUpdate`'s state transitions under container restart rules: 1.34 reads them
+    /// for regular containers only, with the `ContainerRestartRules` gate; from 1.35 for init
+    /// containers too, and also when the old Pod already uses them
+    /// (`AllowContainerRestartPolicyRules`).
+    pub(crate) fn restart_rules_ratchet(self) -> bool {
+        self.minor >= 35
     }
 }
 
