@@ -20,7 +20,7 @@
 //! `pods/dynamic`, which no release serves, reports what its step ignored as a warning. An
 //! admission webhook already receives the prepared object, so the step is a no-op there.
 //!
-//! Before any of these, the registry's `rest.BeforeUpdate` ([`before_update`]) takes the
+//! Before any of these, the registry's `rest.BeforeUpdate` ([`crate::rest::before_update`]) takes the
 //! metadata no request may change from the stored Pod.
 
 use k8s_openapi::api::core::v1::{Pod, PodSpec};

@@ -121,6 +121,12 @@ const POD_SUBRESOURCES: &[&str] = &[
     "pods/*",
 ];
 
+/// The namespaces of the environment's functions (`optional.of`, `lists.range`, `sets.contains`,
+/// `strings.quote`, `cel.bind`, `ip.isCanonical`, `format.named`); another, `math.greatest`
+/// (cel-go's ext.Math, which the API server's environment does not have) included, is an
+/// undeclared name.
+const NAMESPACES: &[&str] = &["cel", "format", "ip", "lists", "optional", "sets", "strings"];
+
 /// Identifiers that name types (`type(x) == string`).
 const TYPE_NAMES: &[&str] = &[
     "bool",
@@ -179,8 +185,11 @@ impl Object {
 /// A CEL type, as far as the checker knows it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Ty {
-    /// Unknown: anything goes.
+    /// cel-go's dyn: what is known to be untyped (a field of a dyn value, `dyn(x)`).
     Dyn,
+    /// Not modelled here (the result of a function the checker does not know): cel-go may know
+    /// a precise type, so nothing is concluded from it.
+    Unknown,
     /// The element of an empty list literal (joins with anything).
     Empty,
     Bool,
@@ -226,7 +235,7 @@ impl Ty {
         Ty::List(Rc::new(elem))
     }
 
-    /// A type covering both (dyn when they differ).
+    /// A type covering both (unknown when they differ: how cel-go unifies them is not modelled).
     fn join(&self, o: &Ty) -> Ty {
         match (self, o) {
             (Ty::Empty, x) | (x, Ty::Empty) => x.clone(),
@@ -234,15 +243,61 @@ impl Ty {
             (Ty::Map(a), Ty::Map(b)) => Ty::Map(Rc::new(a.join(b))),
             (Ty::Opt(a), Ty::Opt(b)) => Ty::Opt(Rc::new(a.join(b))),
             (a, b) if a == b => a.clone(),
-            _ => Ty::Dyn,
+            _ => Ty::Unknown,
         }
+    }
+
+    /// The result of an arithmetic operator (cel-go's overload resolution for `_+_`, `_-_`, ...):
+    /// the same type on both sides, or the typed side against a dyn one (its overload is the only
+    /// one that applies: `'a' + dyn` is a string); dyn on both sides matches overloads of several
+    /// result types, so dyn.
+    fn arith(&self, o: &Ty) -> Ty {
+        let concrete = |t: &Ty| {
+            matches!(
+                t,
+                Ty::Int | Ty::Uint | Ty::Double | Ty::Str | Ty::Bytes | Ty::List(_)
+            )
+        };
+        match (self, o) {
+            (Ty::Dyn, Ty::Dyn) => Ty::Dyn,
+            (Ty::Dyn, t) | (t, Ty::Dyn) if concrete(t) => t.clone(),
+            (a, b) => a.join(b),
+        }
+    }
+
+    /// Selecting into or indexing this type when the checker has nothing better: dyn stays dyn,
+    /// anything else is not modelled.
+    fn opaque(&self) -> Ty {
+        match self {
+            Ty::Dyn => Ty::Dyn,
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// cel-go's name of the type (`Type.String()`), when the checker knows it fully.
+    fn cel_name(&self) -> Option<String> {
+        Some(match self {
+            Ty::Dyn => "dyn".to_owned(),
+            Ty::Bool => "bool".to_owned(),
+            Ty::Int => "int".to_owned(),
+            Ty::Uint => "uint".to_owned(),
+            Ty::Double => "double".to_owned(),
+            Ty::Str => "string".to_owned(),
+            Ty::Bytes => "bytes".to_owned(),
+            Ty::Null => "null_type".to_owned(),
+            Ty::Type => "type".to_owned(),
+            Ty::List(e) => format!("list({})", e.cel_name()?),
+            Ty::Map(v) => format!("map(string, {})", v.cel_name()?),
+            Ty::Opt(t) => format!("optional_type({})", t.cel_name()?),
+            Ty::Unknown | Ty::Empty | Ty::Obj(_) | Ty::Vars(_) => return None,
+        })
     }
 
     /// The type of an element (of a list) or a value (of a map).
     fn element(&self) -> Ty {
         match self {
             Ty::List(e) | Ty::Map(e) => (**e).clone(),
-            _ => Ty::Dyn,
+            other => other.opaque(),
         }
     }
 }
@@ -300,7 +355,7 @@ impl Env {
             ("params", params),
             ("request", declared("kubernetes.AdmissionRequest")),
             ("namespaceObject", declared("kubernetes.Namespace")),
-            ("authorizer", Ty::Dyn),
+            ("authorizer", Ty::Unknown),
         ]);
         Env {
             roots,
@@ -399,7 +454,7 @@ impl Checker<'_> {
 
     fn walk(&mut self, e: &IdedExpr) -> Ty {
         match &e.expr {
-            Expr::Unspecified => Ty::Dyn,
+            Expr::Unspecified => Ty::Unknown,
             Expr::Literal(l) => match l {
                 LiteralValue::Boolean(_) => Ty::Bool,
                 LiteralValue::Bytes(_) => Ty::Bytes,
@@ -426,7 +481,7 @@ impl Checker<'_> {
             Expr::Map(m) => self.entries(&m.entries),
             Expr::Struct(s) => {
                 self.entries(&s.entries);
-                Ty::Dyn
+                Ty::Unknown
             }
             Expr::Call(c) => self.call(e.id, c),
             Expr::Comprehension(c) => self.comprehension(c),
@@ -461,7 +516,7 @@ impl Checker<'_> {
             }),
             Ty::Map(v) => (**v).clone(),
             Ty::Opt(inner) => Ty::Opt(Rc::new(self.select(id, inner, field))),
-            _ => Ty::Dyn,
+            other => other.opaque(),
         }
     }
 
@@ -503,6 +558,15 @@ impl Checker<'_> {
         }
         let args: Vec<Ty> = c.args.iter().map(|a| self.walk(a)).collect();
         if let Some(ns) = namespace {
+            if !NAMESPACES.contains(&ns)
+                && let Some(t) = &c.target
+            {
+                self.report(
+                    t.id,
+                    Origin::Declared,
+                    format!("undeclared reference to '{ns}' (in container '')"),
+                );
+            }
             return namespaced(ns, &c.func_name, &args);
         }
         let arg = |i: usize| args.get(i).cloned().unwrap_or(Ty::Dyn);
@@ -523,7 +587,7 @@ impl Checker<'_> {
             ("_[_]", None) => index(&arg(0), c.args.get(1)),
             ("_[?_]", None) => Ty::Opt(Rc::new(strip_opt(index(&arg(0), c.args.get(1))))),
             ("_?_:_", None) => arg(1).join(&arg(2)),
-            ("_+_" | "_-_" | "_*_" | "_/_" | "_%_", None) => arg(0).join(&arg(1)),
+            ("_+_" | "_-_" | "_*_" | "_/_" | "_%_", None) => arg(0).arith(&arg(1)),
             ("-_", None) => arg(0),
             (
                 "_&&_"
@@ -558,7 +622,7 @@ impl Checker<'_> {
             ("indexOf" | "lastIndexOf", Some(_)) => Ty::Int,
             ("sort" | "distinct" | "slice" | "reverse", Some(t @ (Ty::List(_) | Ty::Str))) => t.clone(),
             ("sum" | "min" | "max", Some(t @ Ty::List(_))) => t.element(),
-            _ => Ty::Dyn,
+            _ => Ty::Unknown,
         }
     }
 
@@ -583,14 +647,14 @@ impl Checker<'_> {
         let bound: Vec<(String, Ty)> = if matches!(func, "optMap" | "optFlatMap") && args.len() == 2 {
             let value = match range {
                 Ty::Opt(inner) => (**inner).clone(),
-                _ => Ty::Dyn,
+                other => other.opaque(),
             };
             vec![(ident(0)?, value)]
         } else if TWO_VARIABLE.contains(&func) && args.len() >= 3 {
             let (k, v) = match range {
                 Ty::List(e) => (Ty::Int, (**e).clone()),
                 Ty::Map(e) => (Ty::Str, (**e).clone()),
-                _ => (Ty::Dyn, Ty::Dyn),
+                other => (other.opaque(), other.opaque()),
             };
             vec![(ident(0)?, k), (ident(1)?, v)]
         } else {
@@ -606,7 +670,7 @@ impl Checker<'_> {
         Some(if matches!(func, "all" | "exists" | "existsOne" | "exists_one") {
             Ty::Bool
         } else {
-            Ty::Dyn
+            Ty::Unknown
         })
     }
 
@@ -632,7 +696,7 @@ impl Checker<'_> {
             (Ty::List(e), false) => ((**e).clone(), Ty::Dyn),
             (Ty::List(e), true) => (Ty::Int, (**e).clone()),
             (Ty::Map(v), _) => (Ty::Str, (**v).clone()),
-            _ => (Ty::Dyn, Ty::Dyn),
+            (other, _) => (other.opaque(), other.opaque()),
         };
         let init = self.walk(&c.accu_init);
         let depth = self.scope.len();
@@ -659,7 +723,7 @@ fn namespaced(ns: &str, func: &str, args: &[Ty]) -> Ty {
         ("optional", "of" | "ofNonZeroValue") => Ty::Opt(Rc::new(strip_opt(arg))),
         ("optional", "none") => Ty::Opt(Rc::new(Ty::Dyn)),
         ("lists", "range") => Ty::list(Ty::Int),
-        _ => Ty::Dyn,
+        _ => Ty::Unknown,
     }
 }
 
@@ -677,11 +741,42 @@ fn index(operand: &Ty, key: Option<&IdedExpr>) -> Ty {
         Ty::List(e) | Ty::Map(e) => (**e).clone(),
         Ty::Opt(inner) => Ty::Opt(Rc::new(strip_opt(index(inner, key)))),
         Ty::Obj(o) => match key.map(|k| &k.expr) {
-            Some(Expr::Literal(LiteralValue::String(s))) => o.field(s.inner()).unwrap_or(Ty::Dyn),
-            _ => Ty::Dyn,
+            Some(Expr::Literal(LiteralValue::String(s))) => o.field(s.inner()).unwrap_or(Ty::Unknown),
+            _ => Ty::Unknown,
         },
-        _ => Ty::Dyn,
+        other => other.opaque(),
     }
+}
+
+/// What an expression must evaluate to (upstream's `ReturnTypes` of each kind of expression).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Returns {
+    /// A validation's expression or a matchCondition: `bool`.
+    Bool,
+    /// A messageExpression: `string`.
+    Str,
+    /// An audit annotation's valueExpression: `string` or `null_type`.
+    StrOrNull,
+}
+
+/// Upstream `CompileCELExpression`'s refusal of an expression whose type is not exactly one of
+/// those it must evaluate to (`must evaluate to bool but got dyn`), when the checker knows the
+/// type; `None` when it is right or not known here.
+pub(crate) fn return_type_error(ty: &Ty, want: Returns) -> Option<String> {
+    let ok = match want {
+        Returns::Bool => *ty == Ty::Bool,
+        Returns::Str => *ty == Ty::Str,
+        Returns::StrOrNull => matches!(ty, Ty::Str | Ty::Null),
+    };
+    if ok {
+        return None;
+    }
+    let got = ty.cel_name()?;
+    Some(match want {
+        Returns::Bool => format!("must evaluate to bool but got {got}"),
+        Returns::Str => format!("must evaluate to string but got {got}"),
+        Returns::StrOrNull => format!("must evaluate to one of [string null_type] but got {got}"),
+    })
 }
 
 /// The API server's text for the warnings of one expression: cel-go's `Issues.String()` behind
@@ -923,7 +1018,12 @@ mod tests {
             &["1:1: undeclared reference to 'objct' (in container '')"],
         );
         clean("type(object.metadata.name) == string && type(object.spec.priority) == int");
-        clean("lists.range(3).all(i, i >= 0) && math.greatest(1, 2) == 2");
+        clean("lists.range(3).all(i, i >= 0) && sets.contains([1], [1]) && strings.quote('a') != ''");
+        clean("ip.isCanonical('::1') && format.named('dns1123Label').hasValue()");
+        fails(
+            "math.greatest(1, 2) == 2",
+            &["1:1: undeclared reference to 'math' (in container '')"],
+        );
         clean("authorizer.group('').resource('pods').check('get').allowed()");
     }
 

@@ -478,7 +478,7 @@ fn call(name: &str, raw_args: &[IdedExpr], args: &[Est]) -> Est {
         "major" | "minor" | "patch" => with(1, Shape::scalar()),
         // Parse, write back and compare: twice the traversal (upstream library/cost.go).
         "ip.isCanonical" => with(1 + tenth(first.len.saturating_mul(2)), Shape::scalar()),
-        // Everything else (quantity, ip, cidr, format, optionals, math, ...): linear in the
+        // Everything else (quantity, ip, cidr, format, optionals, ...): linear in the
         // text it reads; its result is no larger than its inputs.
         _ => {
             let out = args.iter().fold(Shape::scalar(), |acc, a| acc.union(&a.shape));

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 
 use cel::{Context, Value};
-use serde_json::json;
 
 use super::cel::{Cel, EvalError, Expr, map_of, run, type_name};
 use super::cost::{RUNTIME_BUDGET, Sizes};
@@ -111,19 +110,11 @@ impl Report {
                     self.push(policy, binding, Action::Warn, d);
                 }
                 Action::Audit => {
-                    let actions: Vec<&str> = binding.actions.iter().map(|a| a.as_str()).collect();
-                    let value = json!([{
-                        "message": d.message,
-                        "policy": binding.policy_name,
-                        "binding": binding.name,
-                        "expressionIndex": d.index,
-                        "validationActions": actions,
-                    }]);
-                    // Upstream sets the key once: a later failure cannot overwrite it.
+                    // Upstream (1.35) sets the key once: a later failure cannot overwrite it.
                     self.out
                         .audit_annotations
                         .entry(VALIDATION_FAILURE_ANNOTATION.to_owned())
-                        .or_insert_with(|| value.to_string());
+                        .or_insert_with(|| validation_failure(binding, d));
                     self.push(policy, binding, Action::Audit, d);
                 }
             }
@@ -140,6 +131,33 @@ impl Report {
             reason: d.reason.clone(),
         });
     }
+}
+
+/// The `validation_failure` annotation of one failure: upstream's `[]ValidationFailureValue` as
+/// Go's `encoding/json` writes it (the struct's field order, HTML characters escaped).
+fn validation_failure(binding: &Binding, d: &Denial) -> String {
+    let actions: Vec<String> = binding.actions.iter().map(|a| go_json(a.as_str())).collect();
+    format!(
+        "[{{\"message\":{},\"policy\":{},\"binding\":{},\"expressionIndex\":{},\"validationActions\":[{}]}}]",
+        go_json(&d.message),
+        go_json(&binding.policy_name),
+        go_json(&binding.name),
+        d.index,
+        actions.join(",")
+    )
+}
+
+/// A JSON string as Go's `json.Marshal` writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped.
+fn go_json(s: &str) -> String {
+    let plain = serde_json::Value::from(s).to_string();
+    let mut out = String::with_capacity(plain.len());
+    for c in plain.chars() {
+        match c {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Evaluate every policy on the request.
@@ -282,7 +300,7 @@ fn evaluate_binding(
 }
 
 /// The params objects a binding selects (upstream `generic.CollectParams`): `[None]` for a policy
-/// without `paramKind`.
+/// without `paramKind` or a binding without `paramRef`.
 fn collect_params<'p>(
     policy: &Policy,
     binding: &Binding,
@@ -292,10 +310,9 @@ fn collect_params<'p>(
     let Some((api_version, kind)) = &policy.param_kind else {
         return Ok(vec![None]);
     };
+    // A binding without paramRef evaluates the policy once, with null params.
     let Some(r) = &binding.param_ref else {
-        return Err(format!(
-            "paramKind {kind} ({api_version}) is set but paramRef is not: the binding must name its params"
-        ));
+        return Ok(vec![None]);
     };
     let of_kind: Vec<&Param> = params
         .iter()
@@ -377,7 +394,9 @@ fn validate(cel: &Cel, policy: &Policy, input: &Input, param: Option<&Value>) ->
     };
     let mut out = Outcome::default();
     let fail_denies = !policy.ignore_failures;
-    // matchConditions: any false skips the policy; an error follows failurePolicy.
+    // matchConditions (upstream `matcher.Match`): every one is evaluated; any false skips the
+    // policy, even after an error; otherwise the errors, aggregated, follow failurePolicy.
+    let mut errors: Vec<(String, &Expr)> = Vec::new();
     for (name, expr) in &policy.match_conditions {
         match scope.run(expr) {
             Ok(Value::Bool(true)) => {}
@@ -385,18 +404,23 @@ fn validate(cel: &Cel, policy: &Policy, input: &Input, param: Option<&Value>) ->
                 out.detail = format!("not matched: matchCondition {name:?} is false");
                 return out;
             }
-            Ok(other) => {
-                let e = format!(
-                    "matchCondition {name:?}: expression must evaluate to bool, got {}",
+            Ok(other) => errors.push((
+                format!(
+                    "expression '{}' resulted in error: expression must evaluate to bool, got {}",
+                    expr.source,
                     type_name(&other)
-                );
-                return error_outcome(out, e, Some(expr), fail_denies);
-            }
-            Err(e) => {
-                let e = format!("matchCondition {name:?}: {}", resulted_in_error(expr, &e));
-                return error_outcome(out, e, Some(expr), fail_denies);
-            }
+                ),
+                expr,
+            )),
+            Err(e) => errors.push((resulted_in_error(expr, &e), expr)),
         }
+    }
+    if let [(e, expr)] = errors.as_slice() {
+        return error_outcome(out, e.clone(), Some(expr), fail_denies);
+    }
+    if !errors.is_empty() {
+        let e = aggregate(errors.iter().map(|(e, _)| e.as_str()));
+        return error_outcome(out, e, None, fail_denies);
     }
     out.evaluated = true;
     let mut variables: Vec<(String, Value)> = Vec::new();
@@ -407,9 +431,8 @@ fn validate(cel: &Cel, policy: &Policy, input: &Input, param: Option<&Value>) ->
         match scope.run(expr) {
             Ok(v) => variables.push((name.clone(), v)),
             Err(e) => {
-                scope
-                    .failed_variables
-                    .insert(name.clone(), resulted_in_error(expr, &e));
+                // Upstream `variableAccessor.Callback`: the CEL error itself, not wrapped.
+                scope.failed_variables.insert(name.clone(), e.to_string());
             }
         }
     }
@@ -485,6 +508,21 @@ fn validate(cel: &Cel, policy: &Policy, input: &Input, param: Option<&Value>) ->
         }
     }
     out
+}
+
+/// Several errors as one (`utilerrors.NewAggregate(...).Error()`): distinct messages joined with
+/// `, ` in `[...]`, a single one as it is.
+fn aggregate<'a>(errors: impl IntoIterator<Item = &'a str>) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for e in errors {
+        if !seen.contains(&e) {
+            seen.push(e);
+        }
+    }
+    match seen.as_slice() {
+        [one] => (*one).to_owned(),
+        many => format!("[{}]", many.join(", ")),
+    }
 }
 
 fn error_outcome(mut out: Outcome, message: String, expr: Option<&Expr>, fail_denies: bool) -> Outcome {

@@ -4,11 +4,13 @@
 //!
 //! Pods are decoded and defaulted as the API server does before validating admission runs
 //! (unknown fields dropped, `SetDefaults_Pod`), so that `object.spec.containers[0].imagePullPolicy`
-//! is there as it is in a cluster.
+//! is there as it is in a cluster; an update's `object` is what the request path's strategy made
+//! of it (on `pods/resize`, only the resources come from the request).
 
 use std::collections::BTreeMap;
 
 use cel::Value;
+use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value as Json, json};
 
 use super::VapRequest;
@@ -37,11 +39,38 @@ pub(crate) struct Input {
     pub(crate) namespace_object: Value,
 }
 
-/// A Pod document, decoded and defaulted, back as JSON.
-fn pod_json(value: Json, input: &str, settings: &Settings) -> Result<Json, InputError> {
+/// A Pod document, decoded and defaulted.
+fn pod_of(value: Json, input: &str, settings: &Settings) -> Result<Pod, InputError> {
     let mut pod = document::pod_from_value(value, input)?;
     apply_pod_defaults(&mut pod, settings);
-    serde_json::to_value(&pod).map_err(|e| InputError::malformed(input, e.to_string()))
+    Ok(pod)
+}
+
+/// A Pod back as JSON.
+fn json_of(pod: &Pod, input: &str) -> Result<Json, InputError> {
+    serde_json::to_value(pod).map_err(|e| InputError::malformed(input, e.to_string()))
+}
+
+/// A Pod document, decoded and defaulted, back as JSON.
+fn pod_json(value: Json, input: &str, settings: &Settings) -> Result<Json, InputError> {
+    json_of(&pod_of(value, input, settings)?, input)
+}
+
+/// The Pod validating admission sees for an update sent as `new` on `subresource`: the path's
+/// strategy step (`PrepareForUpdate` in `pkg/registry/core/pod/strategy.go`) has already kept
+/// what the path may change and taken everything else from the stored Pod; on the main resource
+/// that is the status.
+fn prepared(subresource: &str, new: Pod, old: &Pod, settings: &Settings) -> Pod {
+    match subresource {
+        "dynamic" => crate::dynamic::prepare_update(&new, old).pod,
+        "ephemeralcontainers" => crate::ephemeral::prepare_update(&new, old).pod,
+        "resize" => crate::resize::prepare_update(&new, old, settings).pod,
+        "status" => crate::status_update::prepare_update(&new, old).pod,
+        _ => Pod {
+            status: old.status.clone(),
+            ..new
+        },
+    }
 }
 
 fn labels_of(pod: &Json) -> Option<BTreeMap<String, String>> {
@@ -67,9 +96,6 @@ impl Input {
     pub(crate) fn build(req: &VapRequest) -> Result<Input, InputError> {
         let settings = Settings::default();
         let limit = settings.max_input_bytes;
-        let read = |text: &str, input: &str| -> Result<Json, InputError> {
-            pod_json(document::parse_text(text, input, limit)?, input, &settings)
-        };
         let (op, subresource, object, old, review_request) = if let Some(review) = &req.review {
             let v = document::parse_text(review, "admission-review", limit)?;
             let Some(r) = v.get("request").cloned() else {
@@ -110,14 +136,27 @@ impl Input {
                     "Required value: the Pod after the change (or an AdmissionReview)",
                 ));
             };
+            let read = |text: &str, input: &str| -> Result<Pod, InputError> {
+                pod_of(document::parse_text(text, input, limit)?, input, &settings)
+            };
             let object = read(new, "new-pod")?;
             let old = req
                 .old_object
                 .as_deref()
                 .map(|t| read(t, "old-pod"))
                 .transpose()?;
-            let op = if old.is_some() { Op::Update } else { Op::Create };
-            (op, req.subresource.clone(), Some(object), old, None)
+            let (op, object) = match &old {
+                Some(o) => (Op::Update, prepared(&req.subresource, object, o, &settings)),
+                None => (Op::Create, object),
+            };
+            let old = old.map(|o| json_of(&o, "old-pod")).transpose()?;
+            (
+                op,
+                req.subresource.clone(),
+                Some(json_of(&object, "new-pod")?),
+                old,
+                None,
+            )
         };
         let either = object.as_ref().or(old.as_ref());
         let meta = |p: &str| either.map(|o| text_at(o, p).to_owned()).unwrap_or_default();

@@ -1,7 +1,7 @@
 //! The Kubernetes CEL libraries the API server adds to every policy environment
 //! (`k8s.io/apiserver/pkg/cel/library`): lists (`isSorted`, `sum`, `min`, `max`, `indexOf`,
 //! `lastIndexOf`), regex (`find`, `findAll`, and the standard `matches`) and quantity. Written here because no Rust crate
-//! provides them; the `cel` crate's extensions cover cel-go's strings, lists and math libraries.
+//! provides them; the `cel` crate's extensions cover cel-go's strings and lists libraries.
 //!
 //! Functions whose names the `cel` environment already declares (`indexOf`, `lastIndexOf` on
 //! strings) are added as typed overloads of the environment; the others as context functions that

@@ -5,19 +5,18 @@
 //! component's code. That parser expands CEL's standard macros (`has`, `all`, `exists`,
 //! `exists_one`, `map`, `filter`, `cel.bind`, ...) but cannot take an `Env`'s own: the crate
 //! offers no way to hand them over. The extensions the API server's base environment has (and
-//! [`super::cel::Cel::new`] registers) add five, rewritten here into exactly the expressions the
+//! [`super::cel::Cel::new`] registers) add three, rewritten here into exactly the expressions the
 //! crate's own expanders build — the same hidden functions, comprehension shapes and errors — so
 //! evaluation, cost estimation ([`super::cost`]) and type checking ([`super::check`]) see what
 //! they saw with `Env::compile`:
 //!
-//! - `math.greatest(..)` / `math.least(..)` (cel-go's ext.Math): a call of `math.@max` /
-//!   `math.@min` on the one argument, the two arguments, or a list of more;
 //! - `list.sortBy(v, key)` (ext.Lists): `@sortByAssociatedKeys` of the list and its keys;
 //! - `opt.optMap(v, e)` / `opt.optFlatMap(v, e)` (the optional library).
 //!
-//! Upstream models: `cel-go/ext/math.go`, `ext/lists.go`, `cel-go/cel/library.go` (optMap), as
-//! the `cel` crate implements them (`extensions/math.rs`, `extensions/lists.rs`,
-//! `common/types/optional.rs`).
+//! Upstream models: `cel-go/ext/lists.go`, `cel-go/cel/library.go` (optMap), as the `cel` crate
+//! implements them (`extensions/lists.rs`, `common/types/optional.rs`). cel-go's ext.Math
+//! (`math.greatest`, ...) is not in the API server's environment (`k8s.io/apiserver/pkg/cel/
+//! environment/base.go`): `math` is an undeclared name there, as here.
 
 use cel::common::ast::{
     CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue, MapExpr, StructExpr,
@@ -65,24 +64,19 @@ impl Expander {
         let Expr::Call(call) = &mut e.expr else {
             return Ok(());
         };
-        let Some(target) = call.target.as_deref() else {
+        if call.target.is_none() {
             return Ok(());
-        };
+        }
         let kind = match (call.func_name.as_str(), call.args.len()) {
-            ("greatest" | "least", _) if matches!(&target.expr, Expr::Ident(n) if n == "math") => {
-                Kind::Extreme
-            }
             ("sortBy", 2) => Kind::SortBy,
             ("optMap", 2) => Kind::OptMap { wrap: true },
             ("optFlatMap", 2) => Kind::OptMap { wrap: false },
             _ => return Ok(()),
         };
         self.call = e.id;
-        let func = std::mem::take(&mut call.func_name);
         let target = call.target.take().map(|t| *t).unwrap_or_default();
         let args = std::mem::take(&mut call.args);
         *e = match kind {
-            Kind::Extreme => self.extreme(&func, &target, args)?,
             Kind::SortBy => self.sort_by(target, args)?,
             Kind::OptMap { wrap } => self.opt_map(target, args, wrap)?,
         };
@@ -115,42 +109,6 @@ impl Expander {
 
     fn boolean(&mut self, b: bool) -> IdedExpr {
         self.node(Expr::Literal(LiteralValue::Boolean(b.into())))
-    }
-
-    /// `math.greatest(..)`/`math.least(..)`: the crate's checks of the arguments, then
-    /// `math.@max`/`math.@min` of one, two, or a list of more.
-    fn extreme(
-        &mut self,
-        func: &str,
-        target: &IdedExpr,
-        mut args: Vec<IdedExpr>,
-    ) -> Result<IdedExpr, MacroError> {
-        let invalid = match args.as_slice() {
-            [] => Some((target.id, "requires at least one argument")),
-            [arg] if !is_numeric_list(arg) && !may_be_numeric(arg) => {
-                Some((arg.id, "invalid single argument value"))
-            }
-            [_] => None,
-            more => more
-                .iter()
-                .find(|a| !may_be_numeric(a))
-                .map(|a| (a.id, "simple literal arguments must be numeric")),
-        };
-        if let Some((id, message)) = invalid {
-            return Err(MacroError {
-                id,
-                message: format!("math.{func}() {message}"),
-            });
-        }
-        if args.len() > 2 {
-            args = vec![self.list(args)];
-        }
-        let function = if func == "greatest" {
-            "math.@max"
-        } else {
-            "math.@min"
-        };
-        Ok(self.call(function, None, args))
     }
 
     /// `list.sortBy(v, key)`: the list bound to [`SORT_BY_INPUT`], sorted by the `map` of its
@@ -262,7 +220,6 @@ impl Expander {
 }
 
 enum Kind {
-    Extreme,
     SortBy,
     OptMap { wrap: bool },
 }
@@ -282,24 +239,6 @@ fn simple_name(e: IdedExpr) -> Result<String, MacroError> {
             message: "argument must be a simple name".to_owned(),
         }),
     }
-}
-
-/// Whether `arg` can be a number: a numeric literal, or anything but another literal, a list, a
-/// map or a message.
-fn may_be_numeric(arg: &IdedExpr) -> bool {
-    match &arg.expr {
-        Expr::Literal(l) => matches!(
-            l,
-            LiteralValue::Int(_) | LiteralValue::UInt(_) | LiteralValue::Double(_)
-        ),
-        Expr::List(_) | Expr::Map(_) | Expr::Struct(_) => false,
-        _ => true,
-    }
-}
-
-/// Whether `arg` is a list literal, not empty, of things that can be numbers.
-fn is_numeric_list(arg: &IdedExpr) -> bool {
-    matches!(&arg.expr, Expr::List(l) if !l.elements.is_empty() && l.elements.iter().all(may_be_numeric))
 }
 
 /// The direct subexpressions of `e`.

@@ -248,10 +248,11 @@ impl Reader<'_> {
         for (i, v) in spec.validations.unwrap_or_default().into_iter().enumerate() {
             let p = spec_path.child("validations").index(i);
             if let Some(r) = v.reason.as_deref() {
+                // `supportedValidationPolicyReason` (pkg/apis/admissionregistration/validation).
                 self.one_of(
                     &p.child("reason"),
                     r,
-                    &["Unauthorized", "Forbidden", "Invalid", "RequestEntityTooLarge"],
+                    &["Forbidden", "Invalid", "RequestEntityTooLarge"],
                 )?;
             }
             validations.push(Validation {
@@ -289,7 +290,43 @@ impl Reader<'_> {
             type_warnings: Vec::new(),
         };
         policy.type_warnings = self.type_check(&policy, pod_only)?;
+        self.return_types(&policy)?;
         Ok(policy)
+    }
+
+    /// The return types the API server's compiler requires, checked in its environment (where
+    /// `object`, `oldObject` and `params` are dyn): a validation or matchCondition typed other than
+    /// bool, a messageExpression other than string, a valueExpression other than string or null
+    /// is refused when the policy is written.
+    fn return_types(&self, policy: &Policy) -> Result<(), InputError> {
+        let spec = Path::new("spec");
+        let mut env = check::Env::new(false, None);
+        for (name, e) in &policy.variables {
+            let (_, ty) = env.check(e);
+            env.declare(name, ty);
+        }
+        let expect = |field: Path, e: &Expr, want: check::Returns| {
+            let (_, ty) = env.check(e);
+            check::return_type_error(&ty, want).map_or(Ok(()), |why| {
+                Err(self.err(&field, format!("Invalid value: {:?}: {why}", e.text)))
+            })
+        };
+        for (i, (_, e)) in policy.match_conditions.iter().enumerate() {
+            let field = spec.child("matchConditions").index(i).child("expression");
+            expect(field, e, check::Returns::Bool)?;
+        }
+        for (i, v) in policy.validations.iter().enumerate() {
+            let p = spec.child("validations").index(i);
+            expect(p.child("expression"), &v.expr, check::Returns::Bool)?;
+            if let Some(m) = &v.message_expression {
+                expect(p.child("messageExpression"), m, check::Returns::Str)?;
+            }
+        }
+        for (i, (_, e)) in policy.audit_annotations.iter().enumerate() {
+            let field = spec.child("auditAnnotations").index(i).child("valueExpression");
+            expect(field, e, check::Returns::StrOrNull)?;
+        }
+        Ok(())
     }
 
     /// Type-check every expression of `policy` ([`check`]): an error the API server's compiler

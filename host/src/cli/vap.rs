@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use super::coverage::parse_labels;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::error::CallError;
-use crate::output::{to_json_string, to_yaml_string};
+use crate::output::{parse_subresource, subresource_name, to_json_string, to_yaml_string};
 use crate::runtime::Runtime;
-use crate::types::{VapReport, VapRequest, VapTypeCheck};
+use crate::types::{Subresource, VapReport, VapRequest, VapTypeCheck};
 
 /// What a type-checking warning does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -47,13 +47,12 @@ pub(crate) struct VapArgs {
         conflicts_with = "review"
     )]
     new: Option<PathBuf>,
-    /// The subresource the change arrives on: dynamic, resize, ephemeralcontainers, status (none:
-    /// the main resource).
+    /// The request path: none (the main resource), dynamic, ephemeralcontainers, resize, status.
     #[arg(
         long,
-        value_name = "S",
-        default_value = "",
-        hide_default_value = true,
+        value_name = "SUBRESOURCE",
+        default_value = "none",
+        value_parser = parse_request_path,
         conflicts_with = "review"
     )]
     subresource: String,
@@ -326,6 +325,14 @@ pub(crate) fn type_check(
         return Err(Failure::from_call(CallError::Input(w.error.clone()), &files));
     }
     Ok(checks)
+}
+
+/// `--subresource`: a name `check` accepts, as `request.subResource` has it (`""` for `none`).
+fn parse_request_path(s: &str) -> Result<String, String> {
+    Ok(match parse_subresource(s)? {
+        Subresource::None => String::new(),
+        other => subresource_name(other).to_owned(),
+    })
 }
 
 pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {

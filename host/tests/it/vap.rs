@@ -465,3 +465,42 @@ fn plan_type_checks_its_policy_files_as_vap_does() {
     assert!(yaml.contains("typeChecking:"), "{yaml}");
     assert!(stdout(&run(&["plan", "--help"])).contains("--type-check"));
 }
+
+#[test]
+fn subresource_none_is_the_main_resource_as_in_check() {
+    let dir = tempdir();
+    let policy = write(
+        dir.path(),
+        "main-resource.yaml",
+        "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: main-resource}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [''], apiVersions: [v1], operations: [UPDATE], resources: [pods]}
+  validations:
+  - expression: request.subResource == ''
+    message: not the main resource
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: main-resource}
+spec: {policyName: main-resource, validationActions: [Deny]}
+",
+    );
+    let policy = policy.to_string_lossy().into_owned();
+    let (old, new) = (pod("web", &[("app", "nginx")]), pod("web", &[("app", "nginx:2")]));
+    for args in [&["--subresource", "none"][..], &[]] {
+        let o = vap(&policy, &old, &new, &[args, &["-o", "json"]].concat());
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(json_of(&o)["evaluations"][0]["evaluated"], true, "{args:?}");
+    }
+    let o = vap(&policy, &old, &new, &["--subresource", "exec"]);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown subresource \"exec\""),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -18,6 +18,8 @@ use crate::OracleError;
 pub struct Api {
     client: kube::Client,
     etcd: Option<String>,
+    /// `Impersonate-User` of every request ([`Api::impersonating`]).
+    impersonate: Option<String>,
 }
 
 impl std::fmt::Debug for Api {
@@ -35,6 +37,8 @@ pub struct Reply {
     pub body: Value,
     /// The `Warning` headers' texts (RFC 7234 `299 - "text"` unquoted).
     pub warnings: Vec<String>,
+    /// The `Audit-Id` header: the `auditID` of the request's audit events.
+    pub audit_id: Option<String>,
 }
 
 impl Reply {
@@ -156,7 +160,20 @@ impl Api {
             .await
             .map_err(|e| OracleError::Client(format!("{}: {e}", path.display())))?;
         let client = kube::Client::try_from(config).map_err(|e| OracleError::Client(e.to_string()))?;
-        Ok(Self { client, etcd: None })
+        Ok(Self {
+            client,
+            etcd: None,
+            impersonate: None,
+        })
+    }
+
+    /// The same client, acting as `user` (`Impersonate-User`; the client's own user must be
+    /// allowed to impersonate, as the administrator is).
+    pub fn impersonating(&self, user: &str) -> Self {
+        Self {
+            impersonate: Some(user.to_owned()),
+            ..self.clone()
+        }
     }
 
     /// The same client, able to write into the control plane's etcd at `url` (`http://...`).
@@ -219,11 +236,15 @@ impl Api {
         body: Vec<u8>,
         content_type: &str,
     ) -> Result<Reply, OracleError> {
-        let request = Request::builder()
+        let mut request = Request::builder()
             .method(method.clone())
             .uri(uri)
             .header(http::header::CONTENT_TYPE, content_type)
-            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::ACCEPT, "application/json");
+        if let Some(user) = &self.impersonate {
+            request = request.header("Impersonate-User", user);
+        }
+        let request = request
             .body(kube::client::Body::from(body))
             .map_err(|e| OracleError::Client(format!("{method} {uri}: {e}")))?;
         let response = self
@@ -239,6 +260,11 @@ impl Api {
             .filter_map(|v| v.to_str().ok())
             .map(warning_text)
             .collect();
+        let audit_id = response
+            .headers()
+            .get("audit-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let bytes = response
             .into_body()
             .collect()
@@ -247,7 +273,12 @@ impl Api {
             .to_bytes();
         let body = serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        Ok(Reply { code, body, warnings })
+        Ok(Reply {
+            code,
+            body,
+            warnings,
+            audit_id,
+        })
     }
 
     /// `GET path`'s status code (health endpoints).
@@ -271,7 +302,18 @@ impl Api {
     /// would create), with `automountServiceAccountToken: false` so that admission does not mount
     /// a token volume into every Pod (kept the way the test wrote it).
     pub async fn create_namespace(&self, name: &str) -> Result<(), OracleError> {
-        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        self.create_labelled_namespace(name, &serde_json::Map::new())
+            .await
+    }
+
+    /// [`Api::create_namespace`] with these labels.
+    pub async fn create_labelled_namespace(
+        &self,
+        name: &str,
+        labels: &serde_json::Map<String, Value>,
+    ) -> Result<(), OracleError> {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": name, "labels": labels}});
         self.send(Method::POST, "/api/v1/namespaces", Some(&ns), "application/json")
             .await?
             .into_ok(&format!("create namespace {name}"))?;

@@ -29,7 +29,7 @@ pub enum Outcome {
 /// `PODMUT_ORACLE_NATIVE=1`: ask podmut-core natively instead of the component (a developer's
 /// quicker loop while fixing a rule; the conformance suite holds the two equal, and CI always
 /// asks the component).
-fn native() -> bool {
+pub fn native() -> bool {
     static NATIVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *NATIVE
         .get_or_init(|| std::env::var_os("PODMUT_ORACLE_NATIVE").is_some_and(|v| !v.is_empty() && v != "0"))
