@@ -158,13 +158,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
 /// The Pod the API server stores: a subresource's REST strategy keeps only what that path may
 /// change (the same step [`crate::validation::check`] runs before validating).
 fn stored_pod(old: &Pod, new: &Pod, sub: Subresource, settings: &Settings) -> Pod {
-    match sub {
-        Subresource::None => new.clone(),
-        Subresource::Dynamic => crate::dynamic::prepare_update(new, old).pod,
-        Subresource::EphemeralContainers => crate::ephemeral::prepare_update(new, old).pod,
-        Subresource::Resize => crate::resize::prepare_update(new, old, settings).pod,
-        Subresource::Status => crate::status_update::prepare_update(new, old, settings).pod,
-    }
+    crate::strategy::prepare_update(sub, new, old, settings).pod
 }
 
 fn qos_of(pod: &Pod, settings: &Settings) -> QosClass {

@@ -108,6 +108,25 @@ impl Prepared {
     }
 }
 
+/// The strategy step of an update on `sub` (`PrepareForUpdate`): what the path keeps of the
+/// request and what it takes from the stored Pod; on the main resource, the fields of disabled
+/// gates dropped.
+pub(crate) fn prepare_update(
+    sub: crate::Subresource,
+    new: &Pod,
+    old: &Pod,
+    settings: &Settings,
+) -> Prepared {
+    use crate::Subresource;
+    match sub {
+        Subresource::None => crate::disabled_fields::prepare(new, Some(old), settings),
+        Subresource::Dynamic => crate::dynamic::prepare_update(new, old),
+        Subresource::EphemeralContainers => crate::ephemeral::prepare_update(new, old),
+        Subresource::Resize => crate::resize::prepare_update(new, old, settings),
+        Subresource::Status => crate::status_update::prepare_update(new, old, settings),
+    }
+}
+
 /// `metav1.ResetObjectMetaForStatus`: the metadata a subresource may not change, copied from the
 /// stored object (deletion timestamp, generation, self link, labels, annotations, finalizers, owner
 /// references).

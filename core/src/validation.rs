@@ -11,7 +11,6 @@ use crate::document::InputError;
 use crate::field::{ErrorList, invalid_message};
 use crate::pod::PodValidationOptions;
 use crate::settings::Settings;
-use crate::strategy::Prepared;
 
 /// The Pod request path a change arrives on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -167,7 +166,7 @@ pub(crate) fn check_arrived(
         }
         p
     };
-    let mut new = defaulted(new);
+    let new = defaulted(new);
     let old = old.map(defaulted);
     let request = settings.apply_defaults && arrival == Arrival::Request;
     let handled = match (old.as_ref(), sub) {
@@ -243,40 +242,25 @@ fn validate_update_on(
             ErrorList::new()
         }
     };
-    let run = |prepared: Prepared, validate: PathValidation| {
-        let mut errs = common(&prepared.pod);
-        errs.extend(validate(&prepared.pod, old, settings));
-        (errs, prepared.warnings)
+    let validate: PathValidation = match sub {
+        Subresource::None => validate_plain_update,
+        Subresource::Dynamic => crate::dynamic::validate_dynamic_update,
+        Subresource::EphemeralContainers => crate::ephemeral::validate_ephemeral_containers_update,
+        Subresource::Resize => crate::resize::validate_pod_resize,
+        Subresource::Status => crate::status_update::validate_pod_status_update,
     };
-    match sub {
-        Subresource::None => run(
-            crate::disabled_fields::prepare(new, Some(old), settings),
-            validate_plain_update,
-        ),
-        Subresource::Dynamic => run(
-            crate::dynamic::prepare_update(new, old),
-            crate::dynamic::validate_dynamic_update,
-        ),
-        Subresource::EphemeralContainers => run(
-            crate::ephemeral::prepare_update(new, old),
-            crate::ephemeral::validate_ephemeral_containers_update,
-        ),
-        Subresource::Resize => run(
-            crate::resize::prepare_update(new, old, settings),
-            crate::resize::validate_pod_resize,
-        ),
-        Subresource::Status => {
-            let prepared = crate::status_update::prepare_update(new, old, settings);
-            let errors = crate::status_update::validate_pod_status_update(&prepared.pod, old, settings);
-            // the strategy's warnings are sent only with an accepted update
-            let warnings = if errors.is_empty() {
-                crate::status_update::warnings_on_update(&prepared.pod)
-            } else {
-                Vec::new()
-            };
-            (errors, warnings)
+    let prepared = crate::strategy::prepare_update(sub, new, old, settings);
+    let mut errors = common(&prepared.pod);
+    errors.extend(validate(&prepared.pod, old, settings));
+    let warnings = match sub {
+        // the status strategy's warnings are sent only with an accepted update
+        Subresource::Status if errors.is_empty() => {
+            crate::status_update::warnings_on_update(&prepared.pod)
         }
-    }
+        Subresource::Status => Vec::new(),
+        _ => prepared.warnings,
+    };
+    (errors, warnings)
 }
 
 /// [`check`] on documents: parse the settings and both Pods (JSON or YAML), then validate.

@@ -185,20 +185,13 @@ fn build_etcd(version: &str, out: &Path) -> Result {
 /// The generated module that builds a release's commands: it requires `k8s.io/kubernetes` and
 /// replaces every staging module upstream pins at `v0.0.0` by its release.
 fn apiserver_module(minor: u32, patch: u32) -> Result<PathBuf> {
-    let version = format!("v1.{minor}.{patch}");
     let go_mod = apiserver_go_mod(
         "podmut.local/oracle/kube-apiserver",
         minor,
         patch,
-        "\ntool k8s.io/kubernetes/cmd/kube-apiserver\n",
+        "\ntool (\n\tk8s.io/kubernetes/cmd/kube-apiserver\n\tk8s.io/kubernetes/cmd/kubectl\n)\n",
     )?;
-    let dir = module(&format!("kube-apiserver-{version}"), &go_mod)?;
-    let base = "k8s.io/component-base/version";
-    let ldflags = format!(
-        "-s -w -X {base}.gitVersion={version} -X {base}.gitMajor=1 -X {base}.gitMinor={minor} \
-         -X {base}.gitTreeState=clean -X {base}.buildDate=1970-01-01T00:00:00Z"
-    );
-    go_build(&dir, "k8s.io/kubernetes/cmd/kube-apiserver", &ldflags, out)
+    module(&format!("kube-apiserver-v1.{minor}.{patch}"), &go_mod)
 }
 
 /// The go.mod of a module `name` that requires Kubernetes `v1.<minor>.<patch>`: every staging

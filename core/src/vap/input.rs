@@ -61,11 +61,10 @@ fn pod_json(value: Json, input: &str, settings: &Settings) -> Result<Json, Input
 /// what the path may change and taken everything else from the stored Pod; on the main resource
 /// that is the status.
 fn prepared(subresource: &str, new: Pod, old: &Pod, settings: &Settings) -> Pod {
-    match subresource {
-        "dynamic" => crate::dynamic::prepare_update(&new, old).pod,
-        "ephemeralcontainers" => crate::ephemeral::prepare_update(&new, old).pod,
-        "resize" => crate::resize::prepare_update(&new, old, settings).pod,
-        "status" => crate::status_update::prepare_update(&new, old).pod,
+    match subresource.parse::<crate::Subresource>() {
+        Ok(sub) if sub != crate::Subresource::None => {
+            crate::strategy::prepare_update(sub, &new, old, settings).pod
+        }
         _ => Pod {
             status: old.status.clone(),
             ..new
