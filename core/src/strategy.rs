@@ -111,12 +111,7 @@ impl Prepared {
 /// The strategy step of an update on `sub` (`PrepareForUpdate`): what the path keeps of the
 /// request and what it takes from the stored Pod; on the main resource, the fields of disabled
 /// gates dropped.
-pub(crate) fn prepare_update(
-    sub: crate::Subresource,
-    new: &Pod,
-    old: &Pod,
-    settings: &Settings,
-) -> Prepared {
+pub(crate) fn prepare_update(sub: crate::Subresource, new: &Pod, old: &Pod, settings: &Settings) -> Prepared {
     use crate::Subresource;
     match sub {
         Subresource::None => crate::disabled_fields::prepare(new, Some(old), settings),

@@ -254,9 +254,7 @@ fn validate_update_on(
     errors.extend(validate(&prepared.pod, old, settings));
     let warnings = match sub {
         // the status strategy's warnings are sent only with an accepted update
-        Subresource::Status if errors.is_empty() => {
-            crate::status_update::warnings_on_update(&prepared.pod)
-        }
+        Subresource::Status if errors.is_empty() => crate::status_update::warnings_on_update(&prepared.pod),
         Subresource::Status => Vec::new(),
         _ => prepared.warnings,
     };

@@ -1,5 +1,8 @@
 //! The known-differences file (`tests/oracle/known-differences.yaml`): the one place where podmut
-//! may differ from the API server, each entry with its reason.
+//! may differ from the API server, each entry with its reason; and the open-disagreements file
+//! (`tests/oracle/open-disagreements.yaml`), the same format, listing podmut's bugs the oracle has
+//! found and nobody has fixed yet. Both are strict: an entry whose cases agree with the server
+//! fails the suite until it is deleted, and a disagreement neither file lists fails it too.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +22,14 @@ pub struct Entry {
     /// Fixture names this entry covers.
     #[serde(default)]
     pub cases: Vec<String>,
+    /// Generated mutations this entry covers, on the request path `path` (`create`, `update`,
+    /// `ephemeralcontainers`, `resize`, `status`): a generated case that disagrees is covered
+    /// when one of its mutations is listed.
+    #[serde(default)]
+    pub mutations: Vec<String>,
+    /// The request path of `mutations`.
+    #[serde(default)]
+    pub path: Option<String>,
     /// Why.
     pub reason: String,
 }
@@ -35,23 +46,47 @@ pub fn known_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("known-differences.yaml")
 }
 
+/// The open-disagreements file, beside this crate's manifest.
+pub fn open_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("open-disagreements.yaml")
+}
+
 impl Known {
     /// Read the file; every entry must have a reason and cover something.
     pub fn load() -> Result<Self, OracleError> {
-        let path = known_file();
-        let text = std::fs::read_to_string(&path).map_err(|e| OracleError::io(&path, e))?;
+        Self::load_from(&known_file())
+    }
+
+    /// Read the open-disagreements file.
+    pub fn load_open() -> Result<Self, OracleError> {
+        Self::load_from(&open_file())
+    }
+
+    fn load_from(path: &Path) -> Result<Self, OracleError> {
+        let text = std::fs::read_to_string(path).map_err(|e| OracleError::io(path, e))?;
         Self::parse(&text).map_err(|e| OracleError::Pins(format!("{}: {e}", path.display())))
     }
 
     /// Parse the file's text.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let entries: Vec<Entry> = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
+        let entries: Vec<Entry> = serde_yaml_ng::from_str::<Option<Vec<Entry>>>(text)
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
         for e in &entries {
             if e.reason.trim().len() < 20 {
                 return Err(format!("entry {}: the reason must say why, checkably", e.id));
             }
-            if e.skip.is_none() == e.cases.is_empty() {
-                return Err(format!("entry {}: give exactly one of `skip` and `cases`", e.id));
+            let targets = usize::from(e.skip.is_some())
+                + usize::from(!e.cases.is_empty())
+                + usize::from(!e.mutations.is_empty());
+            if targets != 1 {
+                return Err(format!(
+                    "entry {}: give exactly one of `skip`, `cases` and `mutations`",
+                    e.id
+                ));
+            }
+            if e.mutations.is_empty() != e.path.is_none() {
+                return Err(format!("entry {}: `mutations` go with a `path`", e.id));
             }
         }
         Ok(Self { entries })
@@ -60,6 +95,15 @@ impl Known {
     /// The entry covering a skip reason.
     pub fn for_skip(&self, skip: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.skip.as_deref() == Some(skip))
+    }
+
+    /// The generated mutations listed for the request path named `path`.
+    pub fn mutations_on(&self, path: &str) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| e.path.as_deref() == Some(path))
+            .flat_map(|e| e.mutations.iter().cloned())
+            .collect()
     }
 
     /// The entry covering a fixture by name.
@@ -84,8 +128,35 @@ mod tests {
     }
 
     #[test]
-    fn the_repository_file_parses() {
+    fn mutations_need_a_path() {
+        let reason = "the server words this message differently";
+        assert!(
+            Known::parse(&format!(
+                "- {{id: a, path: create, mutations: [m], reason: '{reason}'}}"
+            ))
+            .is_ok()
+        );
+        assert!(Known::parse(&format!("- {{id: a, mutations: [m], reason: '{reason}'}}")).is_err());
+        assert!(
+            Known::parse(&format!(
+                "- {{id: a, path: create, cases: [c], reason: '{reason}'}}"
+            ))
+            .is_err()
+        );
+        let k = Known::parse(&format!(
+            "- {{id: a, path: create, mutations: [m, n], reason: '{reason}'}}"
+        ));
+        assert_eq!(
+            k.map(|k| k.mutations_on("create")),
+            Ok(vec!["m".to_owned(), "n".to_owned()])
+        );
+    }
+
+    #[test]
+    fn the_repository_files_parse() {
         let k = Known::load();
         assert!(k.is_ok(), "{k:?}");
+        let o = Known::load_open();
+        assert!(o.is_ok(), "{o:?}");
     }
 }
