@@ -242,6 +242,15 @@ fn decodable(entries: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedF
     })
 }
 
+/// The stored Pod an update is judged against: it always has a namespace (the URL's, `default`
+/// when the document names none).
+pub(crate) fn stored(mut old: Pod) -> Pod {
+    if opt_str(&old.metadata.namespace).is_empty() {
+        old.metadata.namespace = Some(namespace(&old).to_owned());
+    }
+    old
+}
+
 /// An update on `sub` up to its strategy's `PrepareForUpdate`: decoding, the URL's namespace and
 /// name, the UID precondition, the field manager, the mutating admission plugins of a
 /// main-resource update, and `BeforeUpdate`'s metadata kept from the stored object.

@@ -166,9 +166,11 @@ pub(crate) fn check_arrived(
         }
         p
     };
-    let new = defaulted(new);
-    let old = old.map(defaulted);
     let request = settings.apply_defaults && arrival == Arrival::Request;
+    let new = defaulted(new);
+    let old = old
+        .map(defaulted)
+        .map(|o| if request { crate::rest::stored(o) } else { o });
     let handled = match (old.as_ref(), sub) {
         (None, Subresource::None) if request => crate::rest::before_create(new),
         (Some(old), sub) if request => crate::rest::before_update(new, old, sub),

@@ -597,7 +597,7 @@ mod tests {
             v
         });
         assert_eq!(is_qualified_name("a/b/c").len(), 1);
-        assert!(is_qualified_name("a/b/c")[0].starts_with("a qualified name must consist of"));
+        assert!(is_qualified_name("a/b/c")[0].starts_with("a valid label key must consist of"));
         assert_eq!(is_qualified_name("Bad_/x").len(), 1);
         assert_eq!(is_qualified_name(&"a".repeat(64)).len(), 1);
         for ok in ["", "a", "A-b_c.d", "12345"] {
