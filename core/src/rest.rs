@@ -48,7 +48,7 @@ const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
 const MAX_GENERATED_NAME_BASE: usize = 58;
 /// The five characters podmut appends to a `generateName` (the API server appends five random
 /// ones from `bcdfghjklmnpqrstvwxz2456789`: a name that is valid with one suffix is with any).
-pub(crate) const GENERATED_SUFFIX: &str = "xxxxx";
+pub const GENERATED_SUFFIX: &str = "xxxxx";
 
 /// The object's namespace, as the request's (the URL's) namespace.
 fn namespace(pod: &Pod) -> &str {

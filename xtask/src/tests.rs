@@ -42,6 +42,8 @@ pub(crate) fn no_bless_env() -> Result {
 /// `cargo test` over the workspace, then the browser tests.
 pub(crate) fn run_all(host: &Host, extra: &[String], given: &Given<'_>) -> Result {
     let mut c = host.cargo("test");
+    // Every test binary runs even when one fails: one CI run reports every failure.
+    c.arg("--no-fail-fast");
     if let Some(dir) = given.wasmtime {
         let paths = env::var_os("PATH").unwrap_or_default();
         let joined = env::join_paths(std::iter::once(dir.to_path_buf()).chain(env::split_paths(&paths)))

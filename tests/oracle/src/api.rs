@@ -359,6 +359,27 @@ impl Api {
         reply.into_ok(&format!("create node {name}")).map(|_| ())
     }
 
+    /// Make sure the PriorityClass `name` exists (what a cluster administrator creates before a
+    /// Pod names it; the Priority admission plugin refuses a Pod whose class does not exist).
+    pub async fn ensure_priority_class(&self, name: &str) -> Result<(), OracleError> {
+        let class = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": 1000});
+        let reply = self
+            .send(
+                Method::POST,
+                "/apis/scheduling.k8s.io/v1/priorityclasses",
+                Some(&class),
+                "application/json",
+            )
+            .await?;
+        if reply.code == 409 {
+            return Ok(());
+        }
+        reply
+            .into_ok(&format!("create priority class {name}"))
+            .map(|_| ())
+    }
+
     /// Create a Pod for real; the stored object.
     pub async fn create_pod(&self, ns: &str, pod: &Value) -> Result<Reply, OracleError> {
         self.send(Method::POST, &pods(ns), Some(pod), "application/json")

@@ -104,6 +104,13 @@ pub async fn create_old(api: &Api, ns: &str, old: &Value) -> Result<Result<Value
     {
         api.ensure_node(node, "64", "256Gi").await?;
     }
+    if let Some(class) = old
+        .pointer("/spec/priorityClassName")
+        .and_then(Value::as_str)
+        .filter(|c| !c.is_empty() && !c.starts_with("system-"))
+    {
+        api.ensure_priority_class(class).await?;
+    }
     let reply = api.create_pod(ns, &creatable(old, deleting)).await?;
     if reply.code == 422 {
         // This release refuses the Pod: store it as an older release did, then read it back.
@@ -182,6 +189,17 @@ async fn store_directly(api: &Api, ns: &str, old: &Value) -> Result<Result<Value
         meta.entry("creationTimestamp")
             .or_insert_with(|| json!("2026-01-01T00:00:00Z"));
     }
+    // What the ServiceAccount admission plugin sets on every Pod it admits, which later requests
+    // on pods/ephemeralcontainers require.
+    if let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) {
+        let empty = spec
+            .get("serviceAccountName")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if empty {
+            spec.insert("serviceAccountName".into(), json!("default"));
+        }
+    }
     if let Some(o) = pod.as_object_mut() {
         o.insert("apiVersion".into(), json!("v1"));
         o.insert("kind".into(), json!("Pod"));
@@ -215,6 +233,7 @@ pub fn apply_change(stored: &Value, old: &Value, new: &Value) -> Result<Value, S
                     value: r.value.clone(),
                 }))
             }
+            json_patch::PatchOperation::Add(_) => Some(op.clone()),
             json_patch::PatchOperation::Remove(_) => None,
             other => return Err(format!("cannot apply {other:?} to the stored Pod")),
         };
@@ -225,16 +244,21 @@ pub fn apply_change(stored: &Value, old: &Value, new: &Value) -> Result<Value, S
     Ok(doc)
 }
 
-/// Apply an `add`, creating missing parent objects on the way.
+/// Apply an `add`, creating missing parents on the way: a list where the next step is an index
+/// (the server omits an empty list or map the fixture's old Pod spelled out), else an object.
 fn add_with_parents(doc: &mut Value, op: &json_patch::PatchOperation) -> Result<(), String> {
     let json_patch::PatchOperation::Add(add) = op else {
         return Err(format!("not an add: {op:?}"));
     };
     let tokens: Vec<String> = add.path.tokens().map(|t| t.decoded().into_owned()).collect();
     let mut cur = &mut *doc;
-    for t in tokens.iter().take(tokens.len().saturating_sub(1)) {
+    let parents = tokens.len().saturating_sub(1);
+    for (i, t) in tokens.iter().take(parents).enumerate() {
+        let next_is_index = tokens[i + 1] == "-" || tokens[i + 1].parse::<usize>().is_ok();
         cur = match cur {
-            Value::Object(m) => m.entry(t.clone()).or_insert_with(|| json!({})),
+            Value::Object(m) => m
+                .entry(t.clone())
+                .or_insert_with(|| if next_is_index { json!([]) } else { json!({}) }),
             Value::Array(a) => {
                 let i: usize = t.parse().map_err(|_| format!("{}: not an index", add.path))?;
                 a.get_mut(i)

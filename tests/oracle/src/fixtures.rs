@@ -24,6 +24,37 @@ pub enum Outcome {
     /// The server refused to create the old Pod as the fixture has it (it cannot exist in this
     /// release), so there is no change to judge.
     OldRefused(String),
+    /// kube-apiserver refused to start with the fixture's feature gates (a gate locked to its
+    /// default, or one whose dependencies are off): podmut must refuse the same settings.
+    SettingsRefused {
+        /// The API server's error, as it logged it.
+        server: String,
+        /// podmut's whole answer to the fixture with the same settings.
+        podmut: Value,
+    },
+}
+
+impl Outcome {
+    /// Whether podmut refused the settings as the API server did: its input error, after the
+    /// setting it names (`featureGates.X: `), starts with the server's error (podmut adds the
+    /// release it judged).
+    pub fn settings_agree(server: &str, podmut: &Value) -> bool {
+        let error = podmut.get("inputError");
+        let message = error
+            .and_then(|e| e.get("message"))
+            .or(error)
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let named = message.split_once(": ").map_or("", |(_, rest)| rest);
+        !server.is_empty() && (message.starts_with(server) || named.starts_with(server))
+    }
+}
+
+/// The error kube-apiserver logged when it refused its command line (`"command failed" err="..."`).
+fn command_refusal(start_error: &str) -> Option<String> {
+    let line = start_error.lines().find(|l| l.contains("\"command failed\""))?;
+    let err = line.split_once("err=\"")?.1;
+    Some(err.strip_suffix('"').unwrap_or(err).replace("\\\"", "\""))
 }
 
 /// `PODMUT_ORACLE_NATIVE=1`: ask podmut-core natively instead of the component (a developer's
@@ -79,7 +110,16 @@ pub fn claimed(pins: &crate::Pins) -> Vec<crate::Release> {
 
 /// Replay one planned fixture.
 pub async fn replay(pool: &Pool, plan: &Plan) -> Result<Outcome, OracleError> {
-    let server = pool.get(&plan.config).await.map_err(OracleError::Start)?;
+    let server = match pool.get(&plan.config).await {
+        Ok(server) => server,
+        Err(e) => {
+            let Some(server) = command_refusal(&e) else {
+                return Err(OracleError::Start(e));
+            };
+            let podmut = podmut_answer(plan.path, plan.old.as_ref(), &plan.new, &plan.settings);
+            return Ok(Outcome::SettingsRefused { server, podmut });
+        }
+    };
     let ns = exchange::fresh_namespace();
     server.api.create_namespace(&ns).await?;
     let ex = match exchange::exchange(
@@ -102,7 +142,7 @@ pub async fn replay(pool: &Pool, plan: &Plan) -> Result<Outcome, OracleError> {
 pub fn judge(path: PodPath, ex: &Exchange, settings: &Value) -> Outcome {
     let podmut_json = podmut_answer(path, ex.stored.as_ref(), &ex.sent, settings);
     let podmut = Answer::from_podmut(&podmut_json);
-    let server = Answer::from_server(&ex.reply);
+    let server = server_answer(&ex.reply, &ex.sent);
     let agreement = answer::compare(&podmut, &server);
     let report = if agreement.full() && agreement.warnings {
         String::new()
@@ -153,6 +193,55 @@ pub async fn replay_qos(
         .and_then(Value::as_str)
         .map_or_else(|| answer.to_string(), str::to_owned);
     Ok(Ok((ours, theirs)))
+}
+
+/// The server's answer to `sent`, the name it generated (if any) spelled as podmut spells it.
+pub fn server_answer(reply: &Reply, sent: &Value) -> Answer {
+    let mut server = Answer::from_server(reply);
+    if let Some(base) = generated_base(sent) {
+        server.message = podmut_generated_name(&server.message, &base);
+        for c in &mut server.causes {
+            c.message = podmut_generated_name(&c.message, &base);
+        }
+    }
+    server
+}
+
+/// The base of the name the API server generates for `sent` (`metadata.generateName` cut to
+/// `maxGeneratedNameLength`) when `sent` has no name.
+fn generated_base(sent: &Value) -> Option<String> {
+    let meta = sent.get("metadata")?;
+    if meta
+        .get("name")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.is_empty())
+    {
+        return None;
+    }
+    let generate = meta.get("generateName").and_then(Value::as_str)?;
+    (!generate.is_empty()).then(|| generate.chars().take(58).collect())
+}
+
+/// `text` with each name the API server generated from `base` (`base` and five random characters
+/// of `names.SimpleNameGenerator`'s alphabet) spelled as podmut spells it (`base` + `xxxxx`): the
+/// suffix is random by design, so it is the only part of a message not compared.
+fn podmut_generated_name(text: &str, base: &str) -> String {
+    const ALPHABET: &str = "bcdfghjklmnpqrstvwxz2456789";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(base) {
+        let after = &rest[at + base.len()..];
+        let suffix: String = after.chars().take(5).collect();
+        out.push_str(&rest[..at + base.len()]);
+        if suffix.len() == 5 && suffix.chars().all(|c| ALPHABET.contains(c)) {
+            out.push_str(podmut_core::GENERATED_NAME_SUFFIX);
+            rest = &after[5..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A refusal in one line: code and message.

@@ -350,6 +350,19 @@ fn run_fixture(name: &str, plan: &Plan, listed: Option<&str>) -> Result<(), Fail
             "the server refuses the fixture's old Pod, so the change cannot be judged ({}): {why}",
             plan.config.describe()
         ))),
+        Outcome::SettingsRefused { server, podmut } => {
+            match (Outcome::settings_agree(&server, &podmut), listed) {
+                (true, None) => Ok(()),
+                (true, Some(id)) => Err(Failed::from(format!(
+                    "listed ({id}) but agrees with the server now: delete it from the entry"
+                ))),
+                (false, Some(_)) => Ok(()),
+                (false, None) => Err(Failed::from(format!(
+                    "{name} ({}): kube-apiserver refuses these settings, podmut does not\n  server: {server}\n  podmut: {podmut}",
+                    plan.config.describe()
+                ))),
+            }
+        }
         Outcome::Compared { agreement, report } => {
             record(format!("fixtures {} {area}", plan.config.release), agreement);
             match (agreement.full(), listed) {
