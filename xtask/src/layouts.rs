@@ -107,7 +107,9 @@ fn parse(text: &str) -> Result<Layout> {
 }
 
 /// Merge one more release's field list into `merged` (fields with a release mask), keeping the
-/// order of both (their longest common subsequence is shared).
+/// order of both (their longest common subsequence is shared). Between two shared fields, the
+/// newer release's own fields come before the older releases' (any order renders each release
+/// the same: a field is rendered only for the releases in its mask).
 fn merge(merged: &mut Vec<(Field, u8)>, next: &[Field], bit: u8) {
     let (n, m) = (merged.len(), next.len());
     let mut lcs = vec![vec![0usize; m + 1]; n + 1];
@@ -303,7 +305,7 @@ mod tests {
         let got: Vec<(String, u8)> = merged.into_iter().map(|(f, m)| (f.key, m)).collect();
         assert_eq!(
             got,
-            [("a".into(), 3), ("b".into(), 1), ("x".into(), 2), ("c".into(), 3)]
+            [("a".into(), 3), ("x".into(), 2), ("b".into(), 1), ("c".into(), 3)]
         );
     }
 }
