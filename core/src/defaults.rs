@@ -16,7 +16,6 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 use crate::quantity::Quantity;
 use crate::resource_helper::{
     aggregate_container_limits, aggregate_container_requests, is_hugepage, is_supported_pod_level_resource,
-    pod_level_limits_set, pod_level_requests_set,
 };
 use crate::settings::{Gate, Settings};
 
@@ -54,7 +53,7 @@ pub(crate) fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
     }
 }
 
-/// `SetDefaults_Pod`: requests default to limits; pod-level requests/limits (PodLevelResources);
+/// `SetDefaults_Pod`: requests default to limits; pod-level hugepage limits and requests (PodLevelResources);
 /// `enableServiceLinks`; host-network ports.
 fn set_defaults_pod(spec: &mut PodSpec, settings: &Settings) {
     for c in spec
@@ -73,7 +72,6 @@ fn set_defaults_pod(spec: &mut PodSpec, settings: &Settings) {
     if settings.gate(Gate::PodLevelResources) {
         default_pod_level_hugepage_limits(spec);
         default_pod_level_requests(spec);
-        default_pod_level_limits(spec);
     }
     if spec.enable_service_links.is_none() {
         spec.enable_service_links = Some(true);
@@ -156,42 +154,6 @@ fn default_pod_level_requests(spec: &mut PodSpec) {
     }
     if reqs.is_empty() {
         resources.requests = None;
-    }
-}
-
-/// `defaultPodLimits`: pod-level cpu/memory limits from container limits when pod-level requests
-/// are set, no pod-level limits are, and every container has a limit for the resource.
-fn default_pod_level_limits(spec: &mut PodSpec) {
-    let Some(resources) = spec.resources.as_ref() else {
-        return;
-    };
-    if pod_level_limits_set(Some(resources)) || !pod_level_requests_set(Some(resources)) {
-        return;
-    }
-    let aggregated = aggregate_container_limits(spec);
-    let all_have = |k: &str| {
-        spec.containers
-            .iter()
-            .chain(spec.init_containers.iter().flatten())
-            .all(|c| {
-                c.resources
-                    .as_ref()
-                    .and_then(|r| r.limits.as_ref())
-                    .is_some_and(|l| l.contains_key(k))
-            })
-    };
-    let mut limits = BTreeMap::new();
-    for (k, q) in aggregated {
-        if (k == "cpu" || k == "memory") && all_have(&k) {
-            limits.insert(k, K8sQuantity(q.to_string()));
-        }
-    }
-    if !limits.is_empty()
-        && let Some(r) = spec.resources.as_mut()
-    {
-        let mut merged = r.limits.clone().unwrap_or_default();
-        merged.extend(limits);
-        r.limits = Some(merged);
     }
 }
 
