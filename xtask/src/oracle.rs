@@ -84,7 +84,30 @@ pub(crate) fn oracle(args: &[String]) -> Result {
 
 /// Build every pinned binary that is missing.
 pub(crate) fn build() -> Result {
-    let pins = pins()?;
+    build_where(|_| true)
+}
+
+/// Build what the test suites run (`cargo xtask ci`): the etcd and the pinned releases podmut
+/// claims (the oracle judges no other; a release joins when podmut gains its profile), so CI does
+/// not spend a cold build on servers nothing asks yet.
+pub(crate) fn build_claimed() -> Result {
+    let claimed: Vec<u32> = podmut_core::KubernetesVersion::SUPPORTED
+        .iter()
+        .map(|v| u32::from(v.minor()))
+        .collect();
+    build_where(|minor| claimed.contains(&minor))
+}
+
+/// Build the etcd and each pinned Kubernetes release whose minor `keep` accepts (and kubectl of
+/// the newest of those when the machine has none), where missing.
+fn build_where(keep: impl Fn(u32) -> bool) -> Result {
+    let pins: Vec<Pin> = pins()?
+        .into_iter()
+        .filter(|p| match p {
+            Pin::Kubernetes(minor, _) => keep(*minor),
+            Pin::Etcd(_) => true,
+        })
+        .collect();
     let bin_dir = cache_dir().join("bin");
     ensure_dir(&bin_dir)?;
     for pin in &pins {

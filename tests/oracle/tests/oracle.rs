@@ -156,9 +156,9 @@ fn main() -> std::process::ExitCode {
     conclusion.exit_code()
 }
 
-/// Why the suite cannot run here, when it cannot: the first missing binary.
-fn missing_binaries(pins: &Pins) -> Option<String> {
-    pins.kubernetes
+/// Why the suite cannot run here, when it cannot: the first missing binary of a release it judges.
+fn missing_binaries(claimed: &[Release]) -> Option<String> {
+    claimed
         .iter()
         .find_map(|r| control_plane::binaries(*r).err())
         .map(|e| e.to_string())
@@ -170,8 +170,8 @@ fn trials() -> Result<Vec<Trial>, String> {
     let open = Arc::new(Known::load_open().map_err(|e| e.to_string())?);
     let cases = podmut_fixtures::load_cases(&podmut_fixtures::cases_dir()).map_err(|e| e.to_string())?;
     let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
-    let missing = missing_binaries(&pins);
     let claimed = fixtures::claimed(&pins);
+    let missing = missing_binaries(&claimed);
     let Some(default) = claimed.iter().copied().max() else {
         return Err(format!(
             "podmut claims none of the pinned releases ({:?})",

@@ -55,7 +55,11 @@ fn main() -> std::process::ExitCode {
     let missing = Pins::load()
         .map_err(|e| e.to_string())
         .and_then(|p| {
-            control_plane::binaries(p.newest())
+            let release = podmut_oracle::fixtures::claimed(&p)
+                .into_iter()
+                .max()
+                .ok_or("podmut claims none of the pinned releases")?;
+            control_plane::binaries(release)
                 .map(|_| ())
                 .map_err(|e| e.to_string())
         })
