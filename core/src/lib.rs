@@ -101,7 +101,7 @@ pub use probe_plan::{
     Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
 };
 pub use qos::{QosClass, qos_document};
-pub use rest::GENERATED_SUFFIX as GENERATED_NAME_SUFFIX;
+pub use rest::{GENERATED_SUFFIX as GENERATED_NAME_SUFFIX, MAX_GENERATED_NAME_BASE};
 pub use review_request::{Operation, RequestOptions, admission_request};
 pub use rules::{RequestPath, Rule, UPSTREAM, rule, rules};
 pub use settings::{

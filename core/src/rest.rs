@@ -45,7 +45,7 @@ const SYSTEM_PRIORITY_CLASSES: [(&str, i32); 2] = [
 /// `PreemptLowerPriority`, the preemption policy of the default and the built-in classes.
 const PREEMPT_LOWER_PRIORITY: &str = "PreemptLowerPriority";
 /// `maxNameLength - randomLength` of `names.SimpleNameGenerator`.
-const MAX_GENERATED_NAME_BASE: usize = 58;
+pub const MAX_GENERATED_NAME_BASE: usize = 58;
 /// The five characters podmut appends to a `generateName` (the API server appends five random
 /// ones from `bcdfghjklmnpqrstvwxz2456789`: a name that is valid with one suffix is with any).
 pub const GENERATED_SUFFIX: &str = "xxxxx";

@@ -219,7 +219,12 @@ fn generated_base(sent: &Value) -> Option<String> {
         return None;
     }
     let generate = meta.get("generateName").and_then(Value::as_str)?;
-    (!generate.is_empty()).then(|| generate.chars().take(58).collect())
+    (!generate.is_empty()).then(|| {
+        generate
+            .chars()
+            .take(podmut_core::MAX_GENERATED_NAME_BASE)
+            .collect()
+    })
 }
 
 /// `text` with each name the API server generated from `base` (`base` and five random characters

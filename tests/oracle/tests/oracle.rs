@@ -351,33 +351,31 @@ fn run_fixture(name: &str, plan: &Plan, listed: Option<&str>) -> Result<(), Fail
             plan.config.describe()
         ))),
         Outcome::SettingsRefused { server, podmut } => {
-            match (Outcome::settings_agree(&server, &podmut), listed) {
-                (true, None) => Ok(()),
-                (true, Some(id)) => Err(Failed::from(format!(
-                    "listed ({id}) but agrees with the server now: delete it from the entry"
-                ))),
-                (false, Some(_)) => Ok(()),
-                (false, None) => Err(Failed::from(format!(
+            judged(Outcome::settings_agree(&server, &podmut), listed, || {
+                format!(
                     "{name} ({}): kube-apiserver refuses these settings, podmut does not\n  server: {server}\n  podmut: {podmut}",
                     plan.config.describe()
-                ))),
-            }
+                )
+            })
         }
         Outcome::Compared { agreement, report } => {
             record(format!("fixtures {} {area}", plan.config.release), agreement);
-            match (agreement.full(), listed) {
-                (true, None) => Ok(()),
-                (true, Some(id)) => Err(Failed::from(format!(
-                    "listed in known-differences.yaml ({id}) but agrees with the server now: delete it from the entry"
-                ))),
-                (false, Some(_)) => Ok(()),
-                (false, None) => Err(Failed::from(format!(
-                    "{} ({}):\n{report}",
-                    name,
-                    plan.config.describe()
-                ))),
-            }
+            judged(agreement.full(), listed, || {
+                format!("{name} ({}):\n{report}", plan.config.describe())
+            })
         }
+    }
+}
+
+/// A fixture's result: agreeing passes unless it is listed (the entry is stale then); a listed
+/// disagreement passes; any other disagreement fails with `report`.
+fn judged(agrees: bool, listed: Option<&str>, report: impl FnOnce() -> String) -> Result<(), Failed> {
+    match (agrees, listed) {
+        (true, None) | (false, Some(_)) => Ok(()),
+        (true, Some(id)) => Err(Failed::from(format!(
+            "listed ({id}) but agrees with the server now: delete it from the entry"
+        ))),
+        (false, None) => Err(Failed::from(report())),
     }
 }
 
