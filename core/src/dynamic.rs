@@ -73,14 +73,15 @@ use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::probes::ProbeKind;
 use crate::pod::resize::{
     ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
-    pod_level_resize_enabled, pod_level_resources_present, qos_change_error, validate_container_resize,
+    pod_level_removals, pod_level_resize_enabled, pod_level_resources_present, qos_change_error,
+    validate_container_resize,
 };
 use crate::pod::{PodValidationOptions, validate_spec_update, validate_update_prefix};
 use crate::podutil::{
     init_containers, is_initialized, is_mirror_pod, is_restartable_init, is_windows, phase, spec as spec_of,
 };
 use crate::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
-use crate::settings::{Gate, MemoryLimitDecrease, SecurityContextEscalation, Settings};
+use crate::settings::{Gate, SecurityContextEscalation, Settings};
 use crate::strategy::{Prepared, not_served};
 
 /// The resize origins `pods/dynamic` reports.
@@ -515,15 +516,7 @@ impl<'a> DynamicChange<'a> {
             return;
         }
         let (new, old) = (self.new_spec.resources.as_ref(), self.old_spec.resources.as_ref());
-        errs.extend(validate_container_resize(
-            new,
-            old,
-            None,
-            &Path::new("spec").child("resources"),
-            // no resize policy exists at pod level; only removals are checked
-            MemoryLimitDecrease::Allow,
-            &DYNAMIC_RESIZE_ORIGINS,
-        ));
+        errs.extend(pod_level_removals(new, old, "dynamic/resize-pod-level-removed"));
         projection.pod_level = Some(drop_pod_level_cpu_memory(new, old));
         projection.resized = true;
     }

@@ -100,6 +100,73 @@ impl GoValue {
         write_value(&mut out, Some(&self.value), self.ty, release_bit(release));
         out
     }
+
+    /// A v1 `PodSpec` (as JSON) printed as the internal `core.PodSpec`: what upstream's
+    /// `diff.Diff` compares in "pod updates may not change fields" refusals.
+    pub fn pod_spec(spec: &Value) -> Self {
+        Self::new(spec, &layout::STRUCT_CORE_POD_SPEC)
+    }
+
+    /// The text `json.MarshalIndent(v, "", " ")` gives in the layout of Kubernetes
+    /// `1.<release>`: the lines `diff.Diff` numbers.
+    pub fn marshal_indent(&self, release: u8) -> String {
+        indent(&self.render(release))
+    }
+}
+
+/// `json.Indent(compact, "", " ")`: one line per member and element, one space per level, empty
+/// objects and arrays kept as `{}` and `[]`.
+fn indent(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.extend(std::iter::repeat_n(' ', depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(close);
+                    chars.next();
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The mask bit of the layout a release prints with: the newest pinned layout not newer than it
@@ -300,6 +367,22 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indents_as_go_marshal_indent_does() {
+        let compact = r#"{"A":{},"B":[1,2],"C":"x,{\"y\":[]}","D":[]}"#;
+        let want = r#"{
+ "A": {},
+ "B": [
+  1,
+  2
+ ],
+ "C": "x,{\"y\":[]}",
+ "D": []
+}"#;
+        assert_eq!(indent(compact), want);
+    }
+
     use serde_json::json;
 
     fn go(v: &Value, ty: &'static Ty) -> String {

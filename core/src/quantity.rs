@@ -9,6 +9,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
@@ -43,15 +44,19 @@ pub(crate) enum QuantityError {
 }
 
 /// A parsed quantity: exact value in nano-units plus the suffix family it was written in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Quantity {
     nanos: i128,
     format: Format,
+    /// The text as written, when upstream keeps it (see the module documentation).
+    text: Option<Arc<str>>,
+    /// The exact value (mantissa, power of ten) when the fast path read one beyond the cap.
+    huge: Option<(i64, i32)>,
 }
 
 impl PartialEq for Quantity {
     fn eq(&self, other: &Self) -> bool {
-        self.nanos == other.nanos
+        self.cmp(other) == Ordering::Equal
     }
 }
 impl Eq for Quantity {}
@@ -62,8 +67,48 @@ impl PartialOrd for Quantity {
 }
 impl Ord for Quantity {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.nanos.cmp(&other.nanos)
+        match (self.huge, other.huge) {
+            (None, None) => self.nanos.cmp(&other.nanos),
+            (Some(a), Some(b)) => cmp_amounts(a, b),
+            // A value beyond the cap is beyond every capped value of the other sign's side.
+            (Some((v, _)), None) => 0.cmp(&v).reverse(),
+            (None, Some((v, _))) => 0.cmp(&v),
+        }
     }
+}
+
+/// Compare two exact values `mantissa * 10^exponent`.
+fn cmp_amounts(a: (i64, i32), b: (i64, i32)) -> Ordering {
+    let sign = a.0.signum().cmp(&b.0.signum());
+    if sign != Ordering::Equal || a.0 == 0 {
+        return sign;
+    }
+    let magnitude = |(m, e): (i64, i32)| {
+        let (m, e) = strip_tens(i128::from(m).abs(), e);
+        let digits = m.to_string().len();
+        (
+            m,
+            i64::from(e) + i64::try_from(digits).unwrap_or(i64::MAX),
+            digits,
+        )
+    };
+    let ((ma, oa, da), (mb, ob, db)) = (magnitude(a), magnitude(b));
+    // Same order of magnitude: both mantissas have at most 19 digits, so aligning them fits.
+    let abs = oa.cmp(&ob).then_with(|| {
+        let width = da.max(db);
+        (ma * POW10[width - da]).cmp(&(mb * POW10[width - db]))
+    });
+    if a.0 > 0 { abs } else { abs.reverse() }
+}
+
+/// `mantissa * 10^exponent` with the mantissa's trailing zeros moved into the exponent
+/// (upstream `removeInt64Factors(_, 10)`).
+fn strip_tens(mut mantissa: i128, mut exponent: i32) -> (i128, i32) {
+    while mantissa != 0 && mantissa % 10 == 0 {
+        mantissa /= 10;
+        exponent += 1;
+    }
+    (mantissa, exponent)
 }
 
 impl Quantity {
@@ -71,6 +116,8 @@ impl Quantity {
     pub(crate) const ZERO: Quantity = Quantity {
         nanos: 0,
         format: Format::DecimalSI,
+        text: None,
+        huge: None,
     };
 
     /// Parse like upstream `resource.ParseQuantity` (`1Gi` equals `1024Mi`; `1.5.5Gi` is an error).
@@ -96,12 +143,20 @@ impl Quantity {
             nanos = -nanos;
         }
         // Upstream: BinarySI values strictly between 0 and 1 are reformatted as DecimalSI.
+        let fast = fast_path(&parts, exponent, format);
         let format = if format == Format::BinarySI && nanos.abs() < NANO && nanos != 0 {
             Format::DecimalSI
         } else {
             format
         };
-        Ok(Self { nanos, format })
+        Ok(Self {
+            nanos,
+            format,
+            text: fast.filter(|f| f.kept).map(|_| Arc::from(s)),
+            huge: fast
+                .map(|f| (f.value, f.scale))
+                .filter(|(v, scale)| beyond_cap(*v, *scale)),
+        })
     }
 
     /// Parse a k8s-openapi quantity.
@@ -145,6 +200,8 @@ impl Quantity {
         Quantity {
             nanos,
             format: self.format,
+            text: None,
+            huge: None,
         }
     }
 
@@ -153,6 +210,8 @@ impl Quantity {
         Quantity {
             nanos: nanos.clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO),
             format: like.format,
+            text: None,
+            huge: None,
         }
     }
 
@@ -162,16 +221,22 @@ impl Quantity {
         Quantity {
             nanos: -self.nanos,
             format: self.format,
+            text: None,
+            huge: self.huge.map(|(v, e)| (-v, e)),
         }
     }
 
     /// Round up to milli precision (upstream `RoundUp(-3)`, applied by `SetDefaults_ResourceList`).
+    /// The text as written stays when nothing was rounded (upstream keeps it for a scale of -3 or
+    /// more, and every kept text of a smaller scale has something below a milli-unit).
     #[must_use]
     pub(crate) fn round_up_milli(&self) -> Quantity {
-        let millis = div_ceil(self.nanos, 1_000_000);
+        let nanos = div_ceil(self.nanos, 1_000_000) * 1_000_000;
         Quantity {
-            nanos: millis * 1_000_000,
+            nanos,
             format: self.format,
+            text: self.text.clone().filter(|_| nanos == self.nanos),
+            huge: self.huge,
         }
     }
 
@@ -182,14 +247,19 @@ impl Quantity {
 }
 
 impl fmt::Display for Quantity {
-    /// Canonical form in the quantity's own suffix family (upstream `String()` for the common cases).
+    /// Upstream `String()`: the text as written when upstream keeps it, else `CanonicalizeBytes` in
+    /// the quantity's suffix family.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(text) = &self.text {
+            return f.write_str(text);
+        }
         if self.nanos == 0 {
             return f.write_str("0");
         }
-        let sign = if self.nanos < 0 { "-" } else { "" };
         let abs = self.nanos.abs();
-        if self.format == Format::BinarySI && abs % NANO == 0 {
+        // BinarySI between -1024 and 1024, or not a whole number, is shown as DecimalSI.
+        if self.huge.is_none() && self.format == Format::BinarySI && abs >= 1024 * NANO && abs % NANO == 0 {
+            let sign = if self.nanos < 0 { "-" } else { "" };
             let mut units = abs / NANO;
             let suffixes = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
             let mut i = 0;
@@ -199,28 +269,97 @@ impl fmt::Display for Quantity {
             }
             return write!(f, "{sign}{units}{}", suffixes[i]);
         }
-        // Decimal: choose the largest power of 1000 that keeps an integer mantissa.
-        let suffixes = [
-            (-9, "n"),
-            (-6, "u"),
-            (-3, "m"),
-            (0, ""),
-            (3, "k"),
-            (6, "M"),
-            (9, "G"),
-            (12, "T"),
-            (15, "P"),
-            (18, "E"),
-        ];
-        let mut best = (abs, "n");
-        for (exp, suf) in suffixes {
-            let div = 10i128.pow(u32::try_from(exp + 9).unwrap_or(0));
-            if abs % div == 0 {
-                best = (abs / div, suf);
-            }
+        let (mantissa, exponent) = match self.huge {
+            Some((v, e)) => canonical_decimal(i128::from(v), e),
+            None => canonical_decimal(self.nanos, -9),
+        };
+        match self.format {
+            Format::DecimalExponent if exponent == 0 => write!(f, "{mantissa}"),
+            Format::DecimalExponent => write!(f, "{mantissa}e{exponent}"),
+            // Upstream writes no suffix for an exponent its table lacks.
+            Format::DecimalSI | Format::BinarySI => write!(f, "{mantissa}{}", decimal_suffix(exponent)),
         }
-        write!(f, "{sign}{}{}", best.0, best.1)
     }
+}
+
+/// Upstream `AsCanonicalBytes`: trailing zeros into the exponent, then the exponent down to a
+/// multiple of three.
+fn canonical_decimal(mantissa: i128, exponent: i32) -> (i128, i32) {
+    let (m, e) = strip_tens(mantissa, exponent);
+    match e.rem_euclid(3) {
+        1 => (m * 10, e - 1),
+        2 => (m * 100, e - 2),
+        _ => (m, e),
+    }
+}
+
+/// The DecimalSI suffix of a power of ten (a multiple of three), empty when there is none.
+fn decimal_suffix(exponent: i32) -> &'static str {
+    match exponent {
+        -9 => "n",
+        -6 => "u",
+        -3 => "m",
+        3 => "k",
+        6 => "M",
+        9 => "G",
+        12 => "T",
+        15 => "P",
+        18 => "E",
+        _ => "",
+    }
+}
+
+/// What `ParseQuantity`'s fast path (an `int64Amount`) makes of a quantity, when it takes it.
+#[derive(Clone, Copy)]
+struct FastPath {
+    /// The signed mantissa.
+    value: i64,
+    /// Its power of ten.
+    scale: i32,
+    /// Whether the text is in canonical form, so upstream keeps it.
+    kept: bool,
+}
+
+/// Upstream `ParseQuantity` up to its slow path: the mantissa fits 18 digits (fewer for binary
+/// suffixes), the scale is at least nano, and a binary product fits an int64.
+fn fast_path(p: &Parts<'_>, exponent: i32, format: Format) -> Option<FastPath> {
+    let digits = i32::try_from(p.num.len() + p.denom.len()).ok()?;
+    let (scale, shift, precision) = match format {
+        Format::DecimalSI | Format::DecimalExponent => (exponent, 0, 18 - digits),
+        Format::BinarySI if exponent >= 0 && p.denom.is_empty() => {
+            (0, exponent, 15 - digits - exponent * 3 / 10 - 1)
+        }
+        Format::BinarySI => return None,
+    };
+    let denom = i32::try_from(p.denom.len()).ok()?;
+    let scale = scale.checked_sub(denom)?;
+    if precision < 0 || scale < -9 {
+        return None;
+    }
+    let shifted = [p.num, p.denom].concat();
+    let unsigned: i64 = shifted.parse().ok()?;
+    let value = unsigned.checked_mul(1i64.checked_shl(u32::try_from(shift).ok()?)?)?;
+    let kept = match format {
+        Format::BinarySI => exponent % 10 == 0 && unsigned & 0x07 != 0,
+        _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
+    };
+    Some(FastPath {
+        value: if p.positive { value } else { -value },
+        scale,
+        kept,
+    })
+}
+
+/// Whether `value * 10^scale` units is beyond upstream's cap of 2^63-1 units.
+fn beyond_cap(value: i64, scale: i32) -> bool {
+    let Ok(scale) = usize::try_from(scale) else {
+        return false;
+    };
+    value != 0
+        && POW10
+            .get(scale)
+            .and_then(|p| i128::from(value).abs().checked_mul(*p))
+            .is_none_or(|v| v > MAX_UNITS)
 }
 
 fn clamp_i64(v: i128) -> i64 {
@@ -554,7 +693,42 @@ mod tests {
         assert_eq!(q("1024Mi").to_string(), "1Gi");
         assert_eq!(q("1500m").to_string(), "1500m");
         assert_eq!(q("2000m").to_string(), "2");
-        assert_eq!(q("1e3").to_string(), "1k");
         assert_eq!(q("0.5Gi").to_string(), "512Mi");
+        assert_eq!(q("1.5").to_string(), "1500m");
+        assert_eq!(q("2000e3").to_string(), "2e6");
+        assert_eq!(q("1024").to_string(), "1024");
+    }
+
+    #[test]
+    fn keeps_the_text_upstream_keeps() {
+        for kept in ["1e3", "+1", "0100m", "1.500k", "9Ki", "1E3", "100m", "128Mi"] {
+            assert_eq!(q(kept).to_string(), kept);
+        }
+        // Not canonical: trailing zeros, a leading zero digit, a scale not a multiple of three, a
+        // binary mantissa divisible by 8.
+        for (written, shown) in [
+            ("1000", "1k"),
+            ("0.5", "500m"),
+            ("1.5k", "1500"),
+            ("8Ki", "8Ki"),
+            ("1024Ki", "1Mi"),
+        ] {
+            assert_eq!(q(written).to_string(), shown, "{written}");
+        }
+        assert_eq!(q("1u").round_up_milli().to_string(), "1m");
+        assert_eq!(q("+1").add(&Quantity::ZERO).to_string(), "1");
+    }
+
+    #[test]
+    fn values_beyond_the_cap_read_by_the_fast_path_stay_exact() {
+        assert_eq!(q("1e400").to_string(), "10e399");
+        assert_eq!(q("-1e400").to_string(), "-10e399");
+        assert_eq!(q("1000E").to_string(), "1");
+        assert!(q("1e400") > q("1e399") && q("1e399") > q("9223372036854775807"));
+        assert!(q("-1e400") < q("-9223372036854775807"));
+        assert_eq!(q("10e399"), q("1e400"));
+        // The slow path caps: more than 18 digits.
+        assert_eq!(q("99999999999999999999").to_string(), "9223372036854775807");
+        assert_eq!(q("99999999999999999999"), q("9223372036854775807"));
     }
 }

@@ -40,13 +40,14 @@ use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::resize::{
-    ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory, node_supports_resize,
-    pod_level_resize_enabled, pod_level_resources_present, qos_change_error, validate_container_resize,
+    PodLevelOrigins, ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory,
+    node_supports_resize, pod_level_resize_enabled, pod_level_resources_present, qos_change_error,
+    validate_container_resize, validate_pod_level_resize,
 };
 use crate::pod::{PodValidationOptions, validate_object_meta_update, validate_pod_metadata_and_spec};
 use crate::podutil::{init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of};
 use crate::semantic::{containers_eq, specs_eq};
-use crate::settings::{Gate, MemoryLimitDecrease, Settings};
+use crate::settings::{Gate, Settings};
 use crate::strategy::{Prepared, not_served};
 
 /// The origins `pods/resize` reports.
@@ -54,6 +55,12 @@ const RESIZE_ORIGINS: ResizeOrigins = ResizeOrigins {
     requests_removed: "resize/requests-removed",
     limits_removed: "resize/limits-removed",
     memory_limit: "resize/memory-limit-decrease",
+};
+
+/// The origins of the pod-level checks `pods/resize` reports.
+const POD_LEVEL_ORIGINS: PodLevelOrigins = PodLevelOrigins {
+    removed: "resize/pod-level-removed",
+    only_cpu_memory: "resize/pod-level-only-cpu-memory",
 };
 
 /// `ValidatePodResize(new, old, opts)` (newest behaviour; see the module documentation).
@@ -91,6 +98,13 @@ pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> 
         return errs;
     }
     let (ns, os) = (spec_of(new), spec_of(old));
+    if pod_level {
+        errs.extend(validate_pod_level_resize(
+            ns.resources.as_ref(),
+            os.resources.as_ref(),
+            &POD_LEVEL_ORIGINS,
+        ));
+    }
     let ordering = container_ordering(&ns, &os);
     if !ordering.is_empty() {
         errs.extend(ordering);
@@ -166,8 +180,7 @@ fn qos_and_node_support(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList 
     errs
 }
 
-/// Removing requests/limits (and, legacy, decreasing memory limits), per sidecar, container and
-/// (with the pod-level resize gate) at pod level.
+/// Removing requests/limits (and, legacy, decreasing memory limits), per sidecar and container.
 fn removals(ns: &PodSpec, os: &PodSpec, sidecars: bool, settings: &Settings) -> ErrorList {
     let spec_path = Path::new("spec");
     let mut errs = ErrorList::new();
@@ -190,17 +203,6 @@ fn removals(ns: &PodSpec, os: &PodSpec, sidecars: bool, settings: &Settings) -> 
     }
     for (ix, (oc, nc)) in os.containers.iter().zip(&ns.containers).enumerate() {
         errs.extend(check(nc, oc, spec_path.child("containers").index(ix)));
-    }
-    if pod_level_resize_enabled(settings) {
-        errs.extend(validate_container_resize(
-            ns.resources.as_ref(),
-            os.resources.as_ref(),
-            None,
-            &spec_path.child("resources"),
-            // no resize policy exists at pod level; only removals are checked
-            MemoryLimitDecrease::Allow,
-            &RESIZE_ORIGINS,
-        ));
     }
     errs
 }
@@ -313,6 +315,7 @@ mod tests {
     use super::*;
     use crate::document::parse_pod;
     use crate::field::ErrorType;
+    use crate::settings::MemoryLimitDecrease;
     use k8s_openapi::api::core::v1::ResourceRequirements;
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
@@ -553,8 +556,18 @@ mod tests {
             one(
                 ErrorType::Forbidden,
                 "spec.resources.limits",
-                "resize/limits-removed"
+                "resize/pod-level-removed"
             )
+        );
+        let hugepages = mk(
+            "{}",
+            "{cpu: 100m}",
+            "",
+            "  resources: {limits: {cpu: 200m, memory: 200Mi, hugepages-2Mi: 2Mi}}\n",
+        );
+        assert_eq!(
+            check(&old, &hugepages, &s),
+            one(ErrorType::Forbidden, "spec", "resize/pod-level-only-cpu-memory")
         );
     }
 

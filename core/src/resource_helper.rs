@@ -83,7 +83,7 @@ pub(crate) fn add_resource_list(acc: &mut ResourceMap, list: &ResourceMap) {
         match acc.get_mut(k) {
             Some(v) => *v = v.add(q),
             None => {
-                acc.insert(k.clone(), *q);
+                acc.insert(k.clone(), q.clone());
             }
         }
     }
@@ -93,10 +93,10 @@ pub(crate) fn add_resource_list(acc: &mut ResourceMap, list: &ResourceMap) {
 pub(crate) fn max_resource_list(acc: &mut ResourceMap, list: &ResourceMap) {
     for (k, q) in list {
         match acc.get_mut(k) {
-            Some(v) if *q > *v => *v = *q,
+            Some(v) if *q > *v => *v = q.clone(),
             Some(_) => {}
             None => {
-                acc.insert(k.clone(), *q);
+                acc.insert(k.clone(), q.clone());
             }
         }
     }

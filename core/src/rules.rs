@@ -443,6 +443,12 @@ static RULES: &[Rule] = &[
         text: "a memory limit decrease follows the memoryLimitDecrease setting on pods/dynamic",
     },
     Rule {
+        origin: "dynamic/resize-pod-level-removed",
+        paths: DYNAMIC,
+        source: "pkg/apis/core/validation.validatePodLevelResourcesResize",
+        text: "pod-level resources, requests or limits may not be removed by a resize on pods/dynamic",
+    },
+    Rule {
         origin: "dynamic/resize-requests-removed",
         paths: DYNAMIC,
         source: "pkg/apis/core/validation.ValidatePodResize",
@@ -795,6 +801,18 @@ static RULES: &[Rule] = &[
         paths: RESIZE,
         source: "pkg/apis/core/validation.ValidatePodResize",
         text: "only a container's cpu and memory resources and resizePolicy may change",
+    },
+    Rule {
+        origin: "resize/pod-level-only-cpu-memory",
+        paths: RESIZE,
+        source: "pkg/apis/core/validation.validatePodLevelResourcesResize",
+        text: "only cpu and memory may change at pod level",
+    },
+    Rule {
+        origin: "resize/pod-level-removed",
+        paths: RESIZE,
+        source: "pkg/apis/core/validation.validatePodLevelResourcesResize",
+        text: "pod-level resources, requests or limits may not be removed by a resize",
     },
     Rule {
         origin: "resize/pod-level-resources",

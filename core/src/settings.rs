@@ -63,12 +63,18 @@ pub enum Gate {
     /// `status.observedGeneration` and conditions' `observedGeneration` (alpha in 1.33, GA in 1.35);
     /// off: `pods/status` drops them unless the stored status already has one.
     PodObservedGenerationTracking,
+    /// Nodes declare the features they support (alpha in 1.35). podmut judges no rule by it; it is
+    /// here because `InPlacePodLevelResourcesVerticalScaling` depends on it.
+    NodeDeclaredFeatures,
+    /// The `ClusterTrustBundle` API (beta, off). podmut judges no rule by it; it is here because
+    /// `ClusterTrustBundleProjection` depends on it.
+    ClusterTrustBundle,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
     /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
-    pub const ALL: [(Gate, bool); 19] = [
+    pub const ALL: [(Gate, bool); 21] = [
         (Gate::DynamicContainers, true),
         (Gate::MutableContainerProbes, true),
         (Gate::InPlacePodVerticalScaling, true),
@@ -88,6 +94,8 @@ impl Gate {
         (Gate::ClearingNominatedNodeNameAfterBinding, true),
         (Gate::ResourceHealthStatus, false),
         (Gate::PodObservedGenerationTracking, true),
+        (Gate::NodeDeclaredFeatures, false),
+        (Gate::ClusterTrustBundle, false),
     ];
 
     /// The upstream gate name.
@@ -112,6 +120,8 @@ impl Gate {
             Gate::ClearingNominatedNodeNameAfterBinding => "ClearingNominatedNodeNameAfterBinding",
             Gate::ResourceHealthStatus => "ResourceHealthStatus",
             Gate::PodObservedGenerationTracking => "PodObservedGenerationTracking",
+            Gate::NodeDeclaredFeatures => "NodeDeclaredFeatures",
+            Gate::ClusterTrustBundle => "ClusterTrustBundle",
         }
     }
 
@@ -375,6 +385,7 @@ impl Settings {
                 None => self.feature_gates.set(gate, version.gate_default(gate)),
             }
         }
+        version.check_dependencies(&self.feature_gates)?;
         if doc.get("memoryLimitDecrease").is_none() {
             self.memory_limit_decrease = version.memory_limit_decrease();
         }

@@ -206,10 +206,13 @@ impl Host {
             "podmut-guest",
             "--exclude",
             "podmut-misbehave",
-            "--release",
             "--target",
             HOST_TARGET,
         ]);
+        // `cargo bench` always builds with the bench profile (release) and refuses `--release`.
+        if subcommand != "bench" {
+            c.arg("--release");
+        }
         for (k, v) in &self.env {
             c.env(k, v);
         }

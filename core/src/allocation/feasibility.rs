@@ -72,7 +72,7 @@ pub(crate) fn allocated_view(desired: &Pod, allocated: &Pod, settings: &Settings
 fn memory_request(c: &Container) -> Quantity {
     requests_of(c.resources.as_ref())
         .get("memory")
-        .copied()
+        .cloned()
         .unwrap_or(Quantity::ZERO)
 }
 
@@ -85,7 +85,7 @@ fn gets_swap(pod: &Pod, c: &Container, node: &NodeFacts, settings: &Settings) ->
     let req = memory_request(c);
     let lim = parse_list(c.resources.as_ref().and_then(|r| r.limits.as_ref()))
         .get("memory")
-        .copied()
+        .cloned()
         .unwrap_or(Quantity::ZERO);
     !(req.is_zero() && lim.is_zero()) && req != lim
 }
@@ -155,11 +155,11 @@ fn guaranteed_resize_required(desired: &Pod, view: &Pod, resource: &str, setting
             .find(|a| a.name == c.name);
         let want = requests_of(c.resources.as_ref())
             .get(resource)
-            .copied()
+            .cloned()
             .unwrap_or(Quantity::ZERO);
         let have = allocated
             .map(|a| requests_of(a.resources.as_ref()))
-            .and_then(|r| r.get(resource).copied())
+            .and_then(|r| r.get(resource).cloned())
             .unwrap_or(Quantity::ZERO);
         if want != have {
             return true;

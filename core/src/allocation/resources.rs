@@ -132,7 +132,7 @@ pub(crate) fn resource_request(pod: &Pod, name: &str, pod_level_gate: bool) -> i
     if has_pod_level && pod_level_requests_set(pod_level(pod)) {
         add_pod_level_requests(&mut reqs, pod);
     }
-    let mut q = reqs.get(name).copied().unwrap_or(Quantity::ZERO);
+    let mut q = reqs.get(name).cloned().unwrap_or(Quantity::ZERO);
     let overhead = parse_list(pod.spec.as_ref().and_then(|s| s.overhead.as_ref()));
     if let Some(o) = overhead.get(name)
         && !q.is_zero()

@@ -59,7 +59,7 @@ fn increasing(desired: &Pod, allocated: &Pod, settings: &Settings) -> bool {
         use_status: false,
     };
     let (new, old) = (pod_requests(desired, opts), pod_requests(allocated, opts));
-    let get = |m: &ResourceMap, k: &str| m.get(k).copied().unwrap_or(Quantity::ZERO);
+    let get = |m: &ResourceMap, k: &str| m.get(k).cloned().unwrap_or(Quantity::ZERO);
     get(&new, "memory") > get(&old, "memory") || get(&new, "cpu") > get(&old, "cpu")
 }
 

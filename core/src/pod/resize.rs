@@ -69,6 +69,69 @@ pub(crate) fn validate_container_resize(
     errs
 }
 
+/// The origins of [`validate_pod_level_resize`]'s errors.
+pub(crate) struct PodLevelOrigins {
+    /// Pod-level resources, requests or limits present before are gone.
+    pub(crate) removed: &'static str,
+    /// Something but cpu and memory changed at pod level.
+    pub(crate) only_cpu_memory: &'static str,
+}
+
+/// `validatePodLevelResourcesResize` (with the pod-level resize gate): [`pod_level_removals`], and
+/// only cpu and memory may change at pod level.
+pub(crate) fn validate_pod_level_resize(
+    new: Option<&ResourceRequirements>,
+    old: Option<&ResourceRequirements>,
+    origins: &PodLevelOrigins,
+) -> ErrorList {
+    let mut errs = pod_level_removals(new, old, origins.removed);
+    if old.is_some() && new.is_none() {
+        return errs;
+    }
+    // Upstream masks only a block that is there (`dropCPUMemoryResourceRequirementsUpdates`).
+    let masked = new.and_then(|n| drop_pod_level_cpu_memory(Some(n), old));
+    if !crate::semantic::requirements_eq(masked.as_ref(), old) {
+        errs.push(
+            FieldError::forbidden(
+                &Path::new("spec"),
+                "only cpu and memory resources are mutable at pod-level",
+            )
+            .with_origin(origins.only_cpu_memory),
+        );
+    }
+    errs
+}
+
+/// Pod-level resources, their requests and their limits may not be removed by a resize.
+pub(crate) fn pod_level_removals(
+    new: Option<&ResourceRequirements>,
+    old: Option<&ResourceRequirements>,
+    origin: &'static str,
+) -> ErrorList {
+    let path = Path::new("spec").child("resources");
+    let forbid = |path: &Path, detail: &str| FieldError::forbidden(path, detail).with_origin(origin);
+    let Some(old) = old else {
+        return ErrorList::new();
+    };
+    let Some(new) = new else {
+        return vec![forbid(&path, "pod-level resources cannot be removed")];
+    };
+    let mut errs = ErrorList::new();
+    if resources_removed(new.requests.as_ref(), old.requests.as_ref()) {
+        errs.push(forbid(
+            &path.child("requests"),
+            "pod-level resource requests cannot be removed",
+        ));
+    }
+    if resources_removed(new.limits.as_ref(), old.limits.as_ref()) {
+        errs.push(forbid(
+            &path.child("limits"),
+            "pod-level resource limits cannot be removed",
+        ));
+    }
+    errs
+}
+
 /// 1.33's special case: memory limits may not be decreased (or added: a decrease from
 /// "unlimited") unless the memory resize policy is `RestartContainer`.
 fn memory_limit_decrease_errors(

@@ -253,7 +253,7 @@ fn validate_requirements(
         }
         lim_cpu_mem |= *name == "cpu" || *name == "memory";
     }
-    let limit_of = |name: &str| limits.iter().find(|(n, _)| *n == name).map(|(_, q)| *q);
+    let limit_of = |name: &str| limits.iter().find(|(n, _)| *n == name).map(|(_, q)| q.clone());
     let requests = parse_checked(r.requests.as_ref(), &req_path, &mut errs);
     for (name, q) in &requests {
         if !valid_cpu_or_memory(name, q) {
@@ -537,7 +537,7 @@ pub(crate) fn validate_pod_resources(
     let req_path = path.child("requests");
     for (name, ctr) in aggregate_container_requests(spec) {
         // Upstream skips resources without a (non-zero) pod-level request.
-        let Some(pod) = pod_requests.get(&name).copied().filter(|q| *q != Quantity::ZERO) else {
+        let Some(pod) = pod_requests.get(&name).cloned().filter(|q| *q != Quantity::ZERO) else {
             continue;
         };
         if ctr > pod {

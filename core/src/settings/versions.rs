@@ -67,7 +67,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 19] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -180,6 +180,48 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 19] = [
             spec(35, true, Stage::Ga, true),
         ],
     ),
+    (
+        Gate::NodeDeclaredFeatures,
+        &[spec(35, false, Stage::Alpha, false)],
+    ),
+    (
+        Gate::ClusterTrustBundle,
+        &[
+            spec(27, false, Stage::Alpha, false),
+            spec(33, false, Stage::Beta, false),
+        ],
+    ),
+];
+
+/// The first release whose kube-apiserver refuses a gate whose dependencies are off
+/// (component-base's `featuregate.AddDependencies`, from v0.35).
+const DEPENDENCIES_SINCE: u8 = 35;
+
+/// Upstream's gate dependencies among the gates podmut knows
+/// (`defaultKubernetesFeatureGateDependencies` in `kube_features.go`, each list sorted as upstream
+/// sorts it). Dependencies on gates podmut does not know (`MemoryManager`,
+/// `DynamicResourceAllocation`, `PodLifecycleSleepAction`, the dependencies of
+/// `InPlacePodVerticalScalingExclusiveMemory`, `ResourceHealthStatus` and
+/// `PodLifecycleSleepActionAllowZero`) are left out: each is GA and locked on
+/// in every release that checks dependencies, so it can never be off.
+const GATE_DEPENDENCIES: [(Gate, &[Gate]); 4] = [
+    (
+        Gate::InPlacePodLevelResourcesVerticalScaling,
+        &[
+            Gate::InPlacePodVerticalScaling,
+            Gate::NodeDeclaredFeatures,
+            Gate::PodLevelResources,
+        ],
+    ),
+    (
+        Gate::InPlacePodVerticalScalingExclusiveCPUs,
+        &[Gate::InPlacePodVerticalScaling],
+    ),
+    (
+        Gate::InPlacePodVerticalScalingExclusiveMemory,
+        &[Gate::InPlacePodVerticalScaling],
+    ),
+    (Gate::ClusterTrustBundleProjection, &[Gate::ClusterTrustBundle]),
 ];
 
 /// A Kubernetes release podmut has a profile for (`1.<minor>`).
@@ -276,6 +318,37 @@ impl KubernetesVersion {
                 s.stage.as_str()
             )),
             Some(_) => Ok(()),
+        }
+    }
+
+    /// Why `gates` cannot all be on together in this release, if they cannot: kube-apiserver refuses
+    /// to start when a gate is on and one it depends on is off (`featureGate.unsafeSetFromMap`), with
+    /// one error per such gate.
+    pub(crate) fn check_dependencies(self, gates: &super::FeatureGates) -> Result<(), String> {
+        if self.minor < DEPENDENCIES_SINCE {
+            return Ok(());
+        }
+        let errors: Vec<String> = GATE_DEPENDENCIES
+            .iter()
+            .filter(|(gate, _)| gates.enabled(*gate))
+            .filter_map(|(gate, deps)| {
+                let off: Vec<&str> = deps
+                    .iter()
+                    .filter(|d| !gates.enabled(**d))
+                    .map(|d| d.name())
+                    .collect();
+                (!off.is_empty()).then(|| {
+                    format!(
+                        "featureGates.{gate}: {gate} is enabled, but depends on features that are disabled: [{}] (Kubernetes {self})",
+                        off.join(" ")
+                    )
+                })
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
         }
     }
 
@@ -389,6 +462,31 @@ mod tests {
         assert_eq!(v133.memory_limit_decrease(), MemoryLimitDecrease::Forbid);
         assert_eq!(v134.memory_limit_decrease(), MemoryLimitDecrease::Allow);
         assert_eq!(KubernetesVersion::NEWEST, v135);
+    }
+
+    #[test]
+    fn a_gate_whose_dependencies_are_off_is_refused_from_1_35() {
+        let [v133, v134, v135] = KubernetesVersion::SUPPORTED;
+        let mut gates = super::super::FeatureGates::default();
+        gates.set(Gate::ClusterTrustBundleProjection, true);
+        let e = v135.check_dependencies(&gates).unwrap_err();
+        assert_eq!(
+            e,
+            "featureGates.ClusterTrustBundleProjection: ClusterTrustBundleProjection is enabled, but \
+             depends on features that are disabled: [ClusterTrustBundle] (Kubernetes 1.35)"
+        );
+        assert!(v134.check_dependencies(&gates).is_ok() && v133.check_dependencies(&gates).is_ok());
+        gates.set(Gate::ClusterTrustBundle, true);
+        gates.set(Gate::InPlacePodLevelResourcesVerticalScaling, true);
+        gates.set(Gate::PodLevelResources, false);
+        let e = v135.check_dependencies(&gates).unwrap_err();
+        assert!(
+            e.ends_with("disabled: [NodeDeclaredFeatures PodLevelResources] (Kubernetes 1.35)"),
+            "{e}"
+        );
+        gates.set(Gate::NodeDeclaredFeatures, true);
+        gates.set(Gate::PodLevelResources, true);
+        assert!(v135.check_dependencies(&gates).is_ok());
     }
 
     #[test]

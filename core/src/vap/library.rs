@@ -334,7 +334,7 @@ fn q_as_float(This(this): This<Value>) -> Res {
 fn operand(function: &str, v: &Value) -> Result<Q, ExecutionError> {
     match v {
         Value::Int(i) => Q::parse(&i.to_string()).map_err(|e| fail(function, e)),
-        other => as_quantity(function, other).copied(),
+        other => as_quantity(function, other).cloned(),
     }
 }
 

@@ -200,7 +200,7 @@ fn top_match(podmut: &str, server: &str) -> bool {
 /// a Go map, whose order Go randomises (a `ResourceList`: `ValidateResourceRequirements` and
 /// `ValidatePodResourceConsistency` range over requests and limits): the causes are the same,
 /// grouped by list in the same order, each list's errors in either order, and each top-level
-/// message is exactly its causes joined as `ToAggregate` joins them.
+/// message is exactly its distinct causes joined as `ToAggregate` joins them.
 fn map_ordered(podmut: &Answer, server: &Answer) -> bool {
     let list = |c: &Cause| match c.field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
         Some((parent, _)) => parent.to_owned(),
@@ -219,15 +219,18 @@ fn map_ordered(podmut: &Answer, server: &Answer) -> bool {
         }
         out
     };
+    // `ErrorList.ToAggregate` joins each distinct message once, in the order of first occurrence.
     let aggregate = |a: &Answer| {
-        let texts: Vec<String> = a
-            .causes
-            .iter()
-            .map(|c| match c.field.as_str() {
+        let mut texts: Vec<String> = Vec::new();
+        for c in &a.causes {
+            let text = match c.field.as_str() {
                 "" => c.message.clone(),
                 f => format!("{f}: {}", c.message),
-            })
-            .collect();
+            };
+            if !texts.contains(&text) {
+                texts.push(text);
+            }
+        }
         let joined = match texts.as_slice() {
             [one] => one.clone(),
             many => format!("[{}]", many.join(", ")),
@@ -314,6 +317,18 @@ mod tests {
         assert!(compare(&refusal(&[same, same2]), &refusal(&[same2, same])).message);
         // Errors of different fields keep their order.
         assert!(!compare(&refusal(&[cpu, other]), &refusal(&[other, cpu])).message);
+        // Causes repeated (ObjectMeta validated more than once) with the message joining each
+        // distinct one once, as `ToAggregate` does.
+        let (bad, long) = (
+            ("metadata.labels", "Invalid value: \"-x\""),
+            ("metadata.labels", "too long"),
+        );
+        let deduped = |order: &[(&str, &str)]| {
+            let mut a = refusal(order);
+            a.causes.extend(refusal(order).causes);
+            a
+        };
+        assert!(compare(&deduped(&[bad, long]), &deduped(&[long, bad])).message);
         // A top-level message that is not its causes joined is compared as it is.
         let mut odd = refusal(&[mem, cpu]);
         odd.message.push('!');

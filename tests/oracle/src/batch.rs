@@ -149,7 +149,7 @@ async fn one(
         .await?;
     let podmut_json = podmut_answer(path, stored, &g.doc, &stock_settings(release));
     let podmut = Answer::from_podmut(&podmut_json);
-    let server = crate::fixtures::server_answer(&reply, &g.doc);
+    let server = crate::fixtures::server_answer(&reply, &g.doc, stored, release);
     let agreement = answer::compare(&podmut, &server);
     let label = format!(
         "{} seed={seed} index={index} base={} mutations={:?}",

@@ -135,14 +135,14 @@ pub async fn replay(pool: &Pool, plan: &Plan) -> Result<Outcome, OracleError> {
         Ok(ex) => ex,
         Err(refused) => return Ok(Outcome::OldRefused(refusal(&refused))),
     };
-    Ok(judge(plan.path, &ex, &plan.settings))
+    Ok(judge(plan.path, &ex, &plan.settings, plan.config.release))
 }
 
-/// Compare podmut's answer on an exchange with the server's.
-pub fn judge(path: PodPath, ex: &Exchange, settings: &Value) -> Outcome {
+/// Compare podmut's answer on an exchange with the server's (of `release`).
+pub fn judge(path: PodPath, ex: &Exchange, settings: &Value, release: crate::Release) -> Outcome {
     let podmut_json = podmut_answer(path, ex.stored.as_ref(), &ex.sent, settings);
     let podmut = Answer::from_podmut(&podmut_json);
-    let server = server_answer(&ex.reply, &ex.sent);
+    let server = server_answer(&ex.reply, &ex.sent, ex.stored.as_ref(), release);
     let agreement = answer::compare(&podmut, &server);
     let report = if agreement.full() && agreement.warnings {
         String::new()
@@ -196,7 +196,7 @@ pub async fn replay_qos(
 }
 
 /// The server's answer to `sent`, the name it generated (if any) spelled as podmut spells it.
-pub fn server_answer(reply: &Reply, sent: &Value) -> Answer {
+pub fn server_answer(reply: &Reply, sent: &Value, stored: Option<&Value>, release: crate::Release) -> Answer {
     let mut server = Answer::from_server(reply);
     if let Some(base) = generated_base(sent) {
         server.message = podmut_generated_name(&server.message, &base);
@@ -204,7 +204,23 @@ pub fn server_answer(reply: &Reply, sent: &Value) -> Answer {
             c.message = podmut_generated_name(&c.message, &base);
         }
     }
+    if let Some(spec) = stored.and_then(|s| s.get("spec")) {
+        place_spec_diffs(&mut server, spec, release.minor);
+    }
     server
+}
+
+/// The diffs of the refusals of a whole spec (`spec: Forbidden: pod updates may not change
+/// fields ...`) with their hunks placed in the stored spec as `release` renders it
+/// ([`crate::godiff::place_hunks`]).
+fn place_spec_diffs(server: &mut Answer, spec: &Value, release: u8) {
+    let mut old: Option<String> = None;
+    for c in server.causes.iter_mut().filter(|c| c.field == "spec") {
+        if let Some((head, diff)) = c.message.split_once('\n') {
+            let old = old.get_or_insert_with(|| podmut_core::GoValue::pod_spec(spec).marshal_indent(release));
+            c.message = format!("{head}\n{}", crate::godiff::place_hunks(diff, old));
+        }
+    }
 }
 
 /// The base of the name the API server generates for `sent` (`metadata.generateName` cut to
@@ -260,4 +276,51 @@ pub fn refusal(reply: &Reply) -> String {
             .and_then(Value::as_str)
             .map_or_else(|| reply.body.to_string(), str::to_owned)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_refusal_is_read_from_the_log_line() {
+        let log = "I1204 starting\nE1204 12:00:00.000 1 run.go:72] \"command failed\" err=\"cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true\"\n";
+        assert_eq!(
+            command_refusal(log).as_deref(),
+            Some("cannot set feature gate InPlacePodVerticalScaling to false, feature is locked to true")
+        );
+        let quoted = "E1 \"command failed\" err=\"a \\\"b\\\" c\"";
+        assert_eq!(command_refusal(quoted).as_deref(), Some("a \"b\" c"));
+        assert_eq!(command_refusal("E1 listen tcp: address already in use"), None);
+    }
+
+    #[test]
+    fn settings_agree_when_podmut_refuses_with_the_servers_error() {
+        let server = "ClusterTrustBundleProjection is enabled, but depends on features that are disabled: [ClusterTrustBundle]";
+        let podmut = serde_json::json!({"inputError": {"message": format!("featureGates.ClusterTrustBundleProjection: {server} (Kubernetes 1.35)")}});
+        assert!(Outcome::settings_agree(server, &podmut));
+        let plain = serde_json::json!({"inputError": format!("{server} (Kubernetes 1.35)")});
+        assert!(Outcome::settings_agree(server, &plain));
+        let other =
+            serde_json::json!({"inputError": {"message": "featureGates.X: unrecognized feature gate: X"}});
+        assert!(!Outcome::settings_agree(server, &other));
+        assert!(!Outcome::settings_agree(
+            server,
+            &serde_json::json!({"allowed": true})
+        ));
+        assert!(!Outcome::settings_agree("", &podmut));
+    }
+
+    #[test]
+    fn only_a_generated_suffix_is_spelled_as_podmut_spells_it() {
+        assert_eq!(
+            podmut_generated_name("pods \"web-k2x9z\" is invalid; web-k2x9z", "web-"),
+            "pods \"web-xxxxx\" is invalid; web-xxxxx"
+        );
+        // Not five letters of the generator's alphabet (no vowels, no 0, 1, 3): left as it is.
+        assert_eq!(
+            podmut_generated_name("web-abcde web-k2x", "web-"),
+            "web-abcde web-k2x"
+        );
+    }
 }

@@ -351,7 +351,7 @@ pub fn catalog() -> &'static [Mutation] {
                     d,
                     &format!(
                         "/metadata/labels/{}",
-                        r.pick(&["bad key", "-x", "a/b/c", "example.com/"])
+                        r.pick(&["bad key", "-x", "a~1b~1c", "example.com~1"])
                     ),
                     json!("x"),
                 )
@@ -762,7 +762,7 @@ pub fn catalog() -> &'static [Mutation] {
                     d,
                     &c,
                     "limits",
-                    r.word(&["foo", "example.com/gpu.x", "requests.cpu"]),
+                    r.word(&["foo", "example.com~1gpu.x", "requests.cpu"]),
                     json!("1"),
                 )
             },

@@ -64,6 +64,86 @@ pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
     out
 }
 
+/// `diff` with each hunk's ancestors in `old` added as context lines after its header.
+///
+/// A hunk starts three lines before its first change, often inside a list item whose list the
+/// hunk does not show (an item appended to `Ports`). `old` is the old value rendered as
+/// `diff.Diff` renders it (`json.MarshalIndent(v, "", " ")`); the lines that open the objects and
+/// lists around the hunk's first line are read from it — but only where the hunk's old side has
+/// the shape of `old` there (the same keys at the same depths, opening and closing alike), so a
+/// rendering that is off changes nothing.
+pub fn place_hunks(diff: &str, old: &str) -> String {
+    let old_lines: Vec<&str> = old.lines().collect();
+    let lines: Vec<&str> = diff.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        out.push((*line).to_owned());
+        let Some(start) = hunk_old_start(line) else {
+            continue;
+        };
+        let end = (i + 1..lines.len())
+            .find(|&j| lines[j].starts_with("@@"))
+            .unwrap_or(lines.len());
+        let old_side: Vec<&str> = lines[i + 1..end]
+            .iter()
+            .filter(|l| l.starts_with(' ') || l.starts_with('-'))
+            .map(|l| &l[1..])
+            .collect();
+        let Some(there) = start
+            .checked_sub(1)
+            .and_then(|s| old_lines.get(s..s + old_side.len()))
+        else {
+            continue;
+        };
+        if !old_side.is_empty() && old_side.iter().zip(there).all(|(a, b)| same_shape(a, b)) {
+            out.extend(open_ancestors(&old_lines[..start - 1]).map(|a| format!(" {a}")));
+        }
+    }
+    let mut text = out.join("\n");
+    if diff.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// The old side's first line of a hunk header `@@ -a,b +c,d @@` (1-based), when it has lines.
+fn hunk_old_start(line: &str) -> Option<usize> {
+    let range = line.strip_prefix("@@ -")?.split(' ').next()?;
+    let (start, len) = range.split_once(',').unwrap_or((range, "1"));
+    (len != "0").then(|| start.parse().ok()).flatten()
+}
+
+/// Whether two lines of indented JSON have the same depth, key and kind (opening, closing or a
+/// value), whatever their values.
+fn same_shape(a: &str, b: &str) -> bool {
+    let shape = |l: &str| {
+        let body = l.trim_start_matches(' ');
+        let t = body.trim_end_matches(',');
+        (
+            l.len() - body.len(),
+            json_key(body),
+            t.ends_with('{') || t.ends_with('['),
+            t.starts_with('}') || t.starts_with(']'),
+        )
+    };
+    shape(a) == shape(b)
+}
+
+/// The lines of `before` that open an object or a list still open after its last line.
+fn open_ancestors<'a>(before: &[&'a str]) -> impl Iterator<Item = &'a str> {
+    let mut stack: Vec<&'a str> = Vec::new();
+    for line in before {
+        let body = line.trim();
+        if body.starts_with('}') || body.starts_with(']') {
+            stack.pop();
+        }
+        if body.ends_with('{') || body.ends_with('[') {
+            stack.push(line);
+        }
+    }
+    stack.into_iter()
+}
+
 /// For each line, whether it is one half of a comma-only change: in a block of changed lines, the
 /// first removed and the first added line at the same depth that differ only by a trailing comma
 /// (`-  "a": 1` / `+  "a": 1,` when `"b"` is appended after `"a"`). The removed half is marked
@@ -263,6 +343,64 @@ mod tests {
             &podmut_paths("spec.hostNetwork"),
             &changed_paths(HOST)
         ));
+    }
+
+    /// An item appended to a list: the hunk starts inside the previous item.
+    const PORT_ADDED: &str = concat!(
+        "@@ -5,7 +5,11 @@\n",
+        "     {\n",
+        "      \"ContainerPort\": 80,\n",
+        "      \"Protocol\": \"TCP\"\n",
+        "-    }\n",
+        "+    },\n",
+        "+    {\n",
+        "+     \"ContainerPort\": 8080,\n",
+        "+     \"Protocol\": \"TCP\"\n",
+        "+    }\n",
+        "    ],\n",
+        "    \"Image\": \"i\"\n",
+        "   }\n",
+    );
+
+    /// The old value as `json.MarshalIndent(v, "", " ")` renders it.
+    const PORT_OLD: &str = concat!(
+        "{\n",
+        " \"Containers\": [\n",
+        "  {\n",
+        "   \"Ports\": [\n",
+        "    {\n",
+        "     \"ContainerPort\": 80,\n",
+        "     \"Protocol\": \"TCP\"\n",
+        "    }\n",
+        "   ],\n",
+        "   \"Image\": \"i\"\n",
+        "  }\n",
+        " ]\n",
+        "}",
+    );
+
+    #[test]
+    fn a_hunk_inside_a_list_item_is_placed_from_the_old_rendering() {
+        assert!(!same_changes(
+            &podmut_paths("spec.containers[0].ports[1]"),
+            &changed_paths(PORT_ADDED)
+        ));
+        let placed = place_hunks(PORT_ADDED, PORT_OLD);
+        assert!(
+            placed.starts_with("@@ -5,7 +5,11 @@\n {\n  \"Containers\": [\n   {\n    \"Ports\": [\n     {\n      \"ContainerPort"),
+            "{placed}"
+        );
+        assert!(same_changes(
+            &podmut_paths("spec.containers[0].ports[1]"),
+            &changed_paths(&placed)
+        ));
+        assert!(!same_changes(
+            &podmut_paths("spec.containers[0].volumeMounts[1]"),
+            &changed_paths(&placed)
+        ));
+        // A rendering of another shape places nothing.
+        let other = PORT_OLD.replace("\"Protocol\"", "\"Name\"");
+        assert_eq!(place_hunks(PORT_ADDED, &other), PORT_ADDED);
     }
 
     #[test]
