@@ -11,6 +11,10 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
+mod exact;
+
+use exact::Exact;
+
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
 /// Nano-units per unit.
@@ -50,8 +54,8 @@ pub(crate) struct Quantity {
     format: Format,
     /// The text as written, when upstream keeps it (see the module documentation).
     text: Option<Arc<str>>,
-    /// The exact value (mantissa, power of ten) when the fast path read one beyond the cap.
-    huge: Option<(i64, i32)>,
+    /// The exact value, when it is beyond the cap (`nanos` then holds the cap, with its sign).
+    huge: Option<Exact>,
 }
 
 impl PartialEq for Quantity {
@@ -67,38 +71,16 @@ impl PartialOrd for Quantity {
 }
 impl Ord for Quantity {
     fn cmp(&self, other: &Self) -> Ordering {
-        match (self.huge, other.huge) {
+        match (&self.huge, &other.huge) {
             (None, None) => self.nanos.cmp(&other.nanos),
-            (Some(a), Some(b)) => cmp_amounts(a, b),
-            // A value beyond the cap is beyond every capped value of the other sign's side.
-            (Some((v, _)), None) => 0.cmp(&v).reverse(),
-            (None, Some((v, _))) => 0.cmp(&v),
+            (Some(a), Some(b)) => a.cmp(b),
+            // A value beyond the cap is beyond every capped value on its side of zero.
+            (Some(a), None) if a.is_negative() => Ordering::Less,
+            (Some(_), None) => Ordering::Greater,
+            (None, Some(b)) if b.is_negative() => Ordering::Greater,
+            (None, Some(_)) => Ordering::Less,
         }
     }
-}
-
-/// Compare two exact values `mantissa * 10^exponent`.
-fn cmp_amounts(a: (i64, i32), b: (i64, i32)) -> Ordering {
-    let sign = a.0.signum().cmp(&b.0.signum());
-    if sign != Ordering::Equal || a.0 == 0 {
-        return sign;
-    }
-    let magnitude = |(m, e): (i64, i32)| {
-        let (m, e) = strip_tens(i128::from(m).abs(), e);
-        let digits = m.to_string().len();
-        (
-            m,
-            i64::from(e) + i64::try_from(digits).unwrap_or(i64::MAX),
-            digits,
-        )
-    };
-    let ((ma, oa, da), (mb, ob, db)) = (magnitude(a), magnitude(b));
-    // Same order of magnitude: both mantissas have at most 19 digits, so aligning them fits.
-    let abs = oa.cmp(&ob).then_with(|| {
-        let width = da.max(db);
-        (ma * POW10[width - da]).cmp(&(mb * POW10[width - db]))
-    });
-    if a.0 > 0 { abs } else { abs.reverse() }
 }
 
 /// `mantissa * 10^exponent` with the mantissa's trailing zeros moved into the exponent
@@ -154,8 +136,8 @@ impl Quantity {
             format,
             text: fast.filter(|f| f.kept).map(|_| Arc::from(s)),
             huge: fast
-                .map(|f| (f.value, f.scale))
-                .filter(|(v, scale)| beyond_cap(*v, *scale)),
+                .filter(|f| beyond_cap(f.value, f.scale))
+                .map(|f| Exact::new(f.value, f.scale)),
         })
     }
 
@@ -193,15 +175,43 @@ impl Quantity {
         self.nanos == 0
     }
 
-    /// Sum (saturating at upstream's cap).
+    /// Upstream `Add`: the sum, exact beyond the int64 range; a zero takes the other's format.
     #[must_use]
     pub(crate) fn add(&self, other: &Quantity) -> Quantity {
-        let nanos = (self.nanos + other.nanos).clamp(-MAX_UNITS * NANO, MAX_UNITS * NANO);
-        Quantity {
-            nanos,
-            format: self.format,
-            text: None,
-            huge: None,
+        let format = if self.is_zero() { other.format } else { self.format };
+        let nanos = self.nanos + other.nanos;
+        if self.huge.is_none() && other.huge.is_none() && nanos.abs() <= MAX_UNITS * NANO {
+            return Quantity {
+                nanos,
+                format,
+                text: None,
+                huge: None,
+            };
+        }
+        Self::from_exact(self.exact().add(&other.exact()), format)
+    }
+
+    /// The exact value.
+    fn exact(&self) -> Exact {
+        self.huge.clone().unwrap_or_else(|| Exact::new(self.nanos, -9))
+    }
+
+    /// A quantity of `value`: in nano-units when it is within the cap, else kept exactly.
+    fn from_exact(value: Exact, format: Format) -> Quantity {
+        let cap = MAX_UNITS * NANO;
+        match value.to_nanos().filter(|n| n.abs() <= cap) {
+            Some(nanos) => Quantity {
+                nanos,
+                format,
+                text: None,
+                huge: None,
+            },
+            None => Quantity {
+                nanos: if value.is_negative() { -cap } else { cap },
+                format,
+                text: None,
+                huge: Some(value),
+            },
         }
     }
 
@@ -222,7 +232,7 @@ impl Quantity {
             nanos: -self.nanos,
             format: self.format,
             text: None,
-            huge: self.huge.map(|(v, e)| (-v, e)),
+            huge: self.huge.as_ref().map(Exact::negated),
         }
     }
 
@@ -236,7 +246,7 @@ impl Quantity {
             nanos,
             format: self.format,
             text: self.text.clone().filter(|_| nanos == self.nanos),
-            huge: self.huge,
+            huge: self.huge.clone(),
         }
     }
 
@@ -269,9 +279,16 @@ impl fmt::Display for Quantity {
             }
             return write!(f, "{sign}{units}{}", suffixes[i]);
         }
-        let (mantissa, exponent) = match self.huge {
-            Some((v, e)) => canonical_decimal(i128::from(v), e),
-            None => canonical_decimal(self.nanos, -9),
+        let (mantissa, exponent) = match &self.huge {
+            Some(e) => {
+                let (digits, exponent) = e.canonical_digits(true);
+                let sign = if e.is_negative() { "-" } else { "" };
+                (format!("{sign}{digits}"), exponent)
+            }
+            None => {
+                let (m, e) = canonical_decimal(self.nanos, -9);
+                (m.to_string(), e)
+            }
         };
         match self.format {
             Format::DecimalExponent if exponent == 0 => write!(f, "{mantissa}"),
@@ -730,5 +747,11 @@ mod tests {
         // The slow path caps: more than 18 digits.
         assert_eq!(q("99999999999999999999").to_string(), "9223372036854775807");
         assert_eq!(q("99999999999999999999"), q("9223372036854775807"));
+        // Sums leave the int64 range exactly, in the first non-zero operand's format.
+        let sum = q("1e400").add(&q("100m")).to_string();
+        assert!(sum.starts_with("1000") && sum.ends_with("0100e-3") && sum.len() == 404 + 3, "{sum}");
+        assert_eq!(Quantity::ZERO.add(&q("1e400")).add(&q("8")).to_string().len(), 401);
+        assert_eq!(q("9E").add(&q("9E")).to_string(), "18E");
+        assert_eq!(q("1e400").add(&q("-1e400")), Quantity::ZERO);
     }
 }

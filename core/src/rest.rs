@@ -105,13 +105,28 @@ fn external_field(s: &Struct, key: &str) -> Option<&'static Ty> {
     s.fields.iter().find(|f| f.ext == Some(key)).map(|f| f.ty)
 }
 
-/// Decoding's conversion: `serviceAccount` is the deprecated alias of `serviceAccountName`.
+/// The legacy init-container annotations `Convert_v1_Pod_To_core_Pod` drops.
+const INIT_CONTAINER_ANNOTATIONS: [&str; 4] = [
+    "pod.beta.kubernetes.io/init-containers",
+    "pod.alpha.kubernetes.io/init-containers",
+    "pod.beta.kubernetes.io/init-container-statuses",
+    "pod.alpha.kubernetes.io/init-container-statuses",
+];
+
+/// Decoding's conversion (`Convert_v1_Pod_To_core_Pod`): `serviceAccount` is the deprecated alias
+/// of `serviceAccountName`, a negative `terminationGracePeriodSeconds` becomes 1, and the legacy
+/// init-container annotations are dropped.
 fn convert(pod: &mut Pod) {
-    if let Some(spec) = pod.spec.as_mut()
-        && opt_str(&spec.service_account_name).is_empty()
-        && !opt_str(&spec.service_account).is_empty()
-    {
-        spec.service_account_name.clone_from(&spec.service_account);
+    if let Some(spec) = pod.spec.as_mut() {
+        if opt_str(&spec.service_account_name).is_empty() && !opt_str(&spec.service_account).is_empty() {
+            spec.service_account_name.clone_from(&spec.service_account);
+        }
+        if spec.termination_grace_period_seconds.is_some_and(|t| t < 0) {
+            spec.termination_grace_period_seconds = Some(1);
+        }
+    }
+    if let Some(annotations) = pod.metadata.annotations.as_mut() {
+        annotations.retain(|k, _| !INIT_CONTAINER_ANNOTATIONS.contains(&k.as_str()));
     }
 }
 
@@ -242,9 +257,10 @@ fn decodable(entries: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedF
     })
 }
 
-/// The stored Pod an update is judged against: it always has a namespace (the URL's, `default`
-/// when the document names none).
+/// The stored Pod an update is judged against, as the server decodes it from storage
+/// ([`convert`]): it always has a namespace (the URL's, `default` when the document names none).
 pub(crate) fn stored(mut old: Pod) -> Pod {
+    convert(&mut old);
     if opt_str(&old.metadata.namespace).is_empty() {
         old.metadata.namespace = Some(namespace(&old).to_owned());
     }

@@ -104,7 +104,7 @@ pub(super) static COUNTS: &[(&str, u32)] = &[
     ("probe/one-handler", 1),
     ("probe/port", 1),
     ("probe/readiness-no-grace-period", 2),
-    ("probe/sleep-seconds", 1),
+    ("probe/sleep-seconds", 2),
     ("probe/success-threshold-one", 3),
     ("resize/container-list", 1),
     ("resize/gate-disabled", 1),

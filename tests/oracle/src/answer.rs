@@ -214,11 +214,14 @@ fn map_ordered(podmut: &Answer, server: &Answer) -> bool {
                 _ => out.push((list(c), vec![c.clone()])),
             }
         }
-        for (_, members) in &mut out {
-            members.sort();
-        }
         out
     };
+    let (pg, sg) = (groups(&podmut.causes), groups(&server.causes));
+    let same_groups = pg.len() == sg.len()
+        && pg
+            .iter()
+            .zip(&sg)
+            .all(|((pk, pm), (sk, sm))| pk == sk && causes_match(pm, sm));
     // `ErrorList.ToAggregate` joins each distinct message once, in the order of first occurrence.
     let aggregate = |a: &Answer| {
         let mut texts: Vec<String> = Vec::new();
@@ -238,7 +241,7 @@ fn map_ordered(podmut: &Answer, server: &Answer) -> bool {
         a.message.strip_suffix(&joined).map(str::to_owned)
     };
     podmut.causes.len() > 1
-        && groups(&podmut.causes) == groups(&server.causes)
+        && same_groups
         && aggregate(podmut).is_some_and(|p| aggregate(server).is_some_and(|s| p == s))
 }
 

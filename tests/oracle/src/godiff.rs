@@ -18,7 +18,8 @@
 pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
     let lines: Vec<&str> = report.lines().collect();
     let unchanged = comma_only(&lines);
-    let mut out: Vec<Vec<String>> = Vec::new();
+    // (marker, path, line) of each changed line.
+    let mut changed: Vec<(char, Vec<String>, &str)> = Vec::new();
     let mut hunk: Vec<(char, usize, Option<String>, bool)> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.starts_with("@@") {
@@ -54,12 +55,23 @@ pub fn changed_paths(report: &str) -> Vec<Vec<String>> {
                     path.insert(0, k.to_lowercase());
                 }
             }
-            let path = v1_path(path);
-            if !path.is_empty() && !out.contains(&path) {
-                out.push(path);
-            }
+            changed.push((marker, v1_path(path), body.trim_end_matches(',')));
         }
         hunk.push((marker, depth, key, opens));
+    }
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (i, (marker, path, body)) in changed.iter().enumerate() {
+        // A line removed and added again unchanged under the same path was moved by the diff's
+        // alignment, not changed (`"ReadinessProbe": null` after a probe before it changed).
+        let moved = !body.ends_with('{')
+            && !body.ends_with('[')
+            && changed
+                .iter()
+                .enumerate()
+                .any(|(j, (m, p, b))| j != i && m != marker && p == path && b == body);
+        if !moved && !path.is_empty() && !out.contains(path) {
+            out.push(path.clone());
+        }
     }
     out
 }
@@ -401,6 +413,27 @@ mod tests {
         // A rendering of another shape places nothing.
         let other = PORT_OLD.replace("\"Protocol\"", "\"Name\"");
         assert_eq!(place_hunks(PORT_ADDED, &other), PORT_ADDED);
+    }
+
+    /// A probe added before an unchanged null one: the diff removes and adds `ReadinessProbe`.
+    const MOVED: &str = concat!(
+        "@@ -1,6 +1,9 @@\n",
+        "   \"VolumeDevices\": null,\n",
+        "-  \"LivenessProbe\": null,\n",
+        "-  \"ReadinessProbe\": null,\n",
+        "+  \"LivenessProbe\": {\n",
+        "+   \"PeriodSeconds\": 10\n",
+        "+  },\n",
+        "+  \"ReadinessProbe\": null,\n",
+        "   \"Lifecycle\": null,\n",
+    );
+
+    #[test]
+    fn a_line_the_diff_moves_is_no_change() {
+        assert_eq!(
+            changed_paths(MOVED),
+            paths(&[&["livenessprobe"], &["livenessprobe", "periodseconds"]])
+        );
     }
 
     #[test]

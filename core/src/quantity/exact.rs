@@ -1,0 +1,158 @@
+//! Exact decimals (`mantissa × 10^exponent`) for the quantities upstream keeps exactly beyond the
+//! int64 range: a value `ParseQuantity`'s fast path read uncapped (`1e400`), and sums that leave
+//! the range (`Quantity.Add` falls back to `inf.Dec`, which does not cap).
+
+use std::cmp::Ordering;
+
+use num_bigint::BigInt;
+
+/// The most decimal digits an alignment may create: beyond it two values are so far apart that
+/// the larger decides every comparison, and a sum keeps the larger alone (upstream would build a
+/// number of that many digits).
+const MAX_ALIGN: u32 = 4096;
+
+/// `mantissa × 10^exponent`.
+#[derive(Clone, Debug)]
+pub(crate) struct Exact {
+    mantissa: BigInt,
+    exponent: i32,
+}
+
+impl Exact {
+    /// `mantissa × 10^exponent`.
+    pub(crate) fn new(mantissa: impl Into<BigInt>, exponent: i32) -> Self {
+        Self {
+            mantissa: mantissa.into(),
+            exponent,
+        }
+    }
+
+    /// Whether the value is below zero.
+    pub(crate) fn is_negative(&self) -> bool {
+        self.mantissa < BigInt::ZERO
+    }
+
+    /// The value with the opposite sign.
+    pub(crate) fn negated(&self) -> Self {
+        Self::new(-self.mantissa.clone(), self.exponent)
+    }
+
+    /// The value in nano-units, when it is a whole number of them that fits an `i128`.
+    pub(crate) fn to_nanos(&self) -> Option<i128> {
+        let shift = u32::try_from(i64::from(self.exponent) + 9).ok()?;
+        if shift > 40 {
+            return (self.mantissa == BigInt::ZERO).then_some(0);
+        }
+        i128::try_from(&self.mantissa * BigInt::from(10).pow(shift)).ok()
+    }
+
+    /// The sign, then the order of magnitude: the power of ten just above the value.
+    fn magnitude(&self) -> (Ordering, i64) {
+        let (digits, exponent) = self.canonical_digits(false);
+        let digits = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+        (self.mantissa.cmp(&BigInt::ZERO), i64::from(exponent) + digits)
+    }
+
+    /// Both mantissas at the smaller exponent, when that creates at most [`MAX_ALIGN`] digits.
+    fn aligned(&self, other: &Self) -> Option<(BigInt, BigInt, i32)> {
+        let exponent = self.exponent.min(other.exponent);
+        let shift = |e: i32| {
+            u32::try_from(i64::from(e) - i64::from(exponent))
+                .ok()
+                .filter(|s| *s <= MAX_ALIGN)
+        };
+        let (a, b) = (shift(self.exponent)?, shift(other.exponent)?);
+        let ten = BigInt::from(10);
+        Some((
+            &self.mantissa * ten.pow(a),
+            &other.mantissa * ten.pow(b),
+            exponent,
+        ))
+    }
+
+    /// The sum; of two values too far apart to align, the larger in magnitude.
+    pub(crate) fn add(&self, other: &Self) -> Self {
+        match self.aligned(other) {
+            Some((a, b, exponent)) => Self::new(a + b, exponent),
+            None if self.magnitude().1 < other.magnitude().1 => other.clone(),
+            None => self.clone(),
+        }
+    }
+
+    /// Upstream `AsCanonicalBytes`: the digits without trailing zeros (moved into the exponent),
+    /// then, with `multiple_of_three`, the exponent lowered to a multiple of three. The sign is
+    /// not in the digits.
+    pub(crate) fn canonical_digits(&self, multiple_of_three: bool) -> (String, i32) {
+        let text = self.mantissa.magnitude().to_string();
+        let trimmed = text.trim_end_matches('0');
+        if trimmed.is_empty() {
+            return ("0".to_owned(), 0);
+        }
+        let zeros = i32::try_from(text.len() - trimmed.len()).unwrap_or(i32::MAX);
+        let mut digits = trimmed.to_owned();
+        let mut exponent = self.exponent.saturating_add(zeros);
+        if multiple_of_three {
+            let down = exponent.rem_euclid(3);
+            for _ in 0..down {
+                digits.push('0');
+            }
+            exponent -= down;
+        }
+        (digits, exponent)
+    }
+}
+
+impl PartialEq for Exact {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Exact {}
+
+impl PartialOrd for Exact {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Exact {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let ((sa, ma), (sb, mb)) = (self.magnitude(), other.magnitude());
+        if sa != sb || sa == Ordering::Equal {
+            return sa.cmp(&sb);
+        }
+        let by_magnitude = if sa == Ordering::Greater {
+            ma.cmp(&mb)
+        } else {
+            mb.cmp(&ma)
+        };
+        by_magnitude.then_with(|| match self.aligned(other) {
+            Some((a, b, _)) => a.cmp(&b),
+            None => Ordering::Equal,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_compares_and_prints_like_inf_dec() {
+        let big = Exact::new(1, 400);
+        let milli = Exact::new(100, -3);
+        let sum = big.add(&milli);
+        let (digits, exponent) = sum.canonical_digits(true);
+        assert_eq!(exponent, -3);
+        assert_eq!(digits.len(), 404);
+        assert!(digits.starts_with("1000") && digits.ends_with("0100"));
+        assert!(sum > big && big > milli && Exact::new(10, 399) == big);
+        assert!(big.negated() < milli.negated());
+        assert_eq!(Exact::new(1500, 0).canonical_digits(true), ("1500".to_owned(), 0));
+        assert_eq!(Exact::new(15, 2).canonical_digits(true), ("1500".to_owned(), 0));
+        // Too far apart to align: the larger decides, and no huge number is built.
+        let far = Exact::new(1, 2_000_000_000);
+        assert!(far > big && far.add(&milli) == far);
+    }
+}
