@@ -279,6 +279,17 @@ impl fmt::Display for Quantity {
             }
             return write!(f, "{sign}{units}{}", suffixes[i]);
         }
+        if let Some(e) = self.huge.as_ref().filter(|_| self.format == Format::BinarySI)
+            && let Some((digits, times)) = e.base1024()
+        {
+            let sign = if e.is_negative() { "-" } else { "" };
+            // Upstream writes no suffix past `Ei`.
+            let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+                .get(times as usize)
+                .copied()
+                .unwrap_or_default();
+            return write!(f, "{sign}{digits}{suffix}");
+        }
         let (mantissa, exponent) = match &self.huge {
             Some(e) => {
                 let (digits, exponent) = e.canonical_digits(true);
@@ -749,9 +760,20 @@ mod tests {
         assert_eq!(q("99999999999999999999"), q("9223372036854775807"));
         // Sums leave the int64 range exactly, in the first non-zero operand's format.
         let sum = q("1e400").add(&q("100m")).to_string();
-        assert!(sum.starts_with("1000") && sum.ends_with("0100e-3") && sum.len() == 404 + 3, "{sum}");
-        assert_eq!(Quantity::ZERO.add(&q("1e400")).add(&q("8")).to_string().len(), 401);
+        assert!(
+            sum.starts_with("1000") && sum.ends_with("0100e-3") && sum.len() == 404 + 3,
+            "{sum}"
+        );
+        assert_eq!(
+            Quantity::ZERO.add(&q("1e400")).add(&q("8")).to_string().len(),
+            401
+        );
         assert_eq!(q("9E").add(&q("9E")).to_string(), "18E");
+        let binary = q("4Gi").add(&q("1e400")).to_string();
+        assert!(
+            binary.starts_with("93132257461547851562500") && binary.ends_with("0004Gi"),
+            "{binary}"
+        );
         assert_eq!(q("1e400").add(&q("-1e400")), Quantity::ZERO);
     }
 }

@@ -79,6 +79,23 @@ impl Exact {
         }
     }
 
+    /// Upstream `AsCanonicalBase1024Bytes` of a whole number: the digits with every factor of 1024
+    /// divided out, and how many there were. `None` for a fraction, or for a number of more than
+    /// [`MAX_ALIGN`] digits (shown in decimal instead).
+    pub(crate) fn base1024(&self) -> Option<(String, u32)> {
+        let (digits, exponent) = self.canonical_digits(false);
+        let zeros = u32::try_from(exponent).ok().filter(|z| *z <= MAX_ALIGN)?;
+        let mut value: BigInt = digits.parse().ok()?;
+        value *= BigInt::from(10).pow(zeros);
+        let k = BigInt::from(1024);
+        let mut times = 0;
+        while value != BigInt::ZERO && (&value % &k) == BigInt::ZERO {
+            value /= &k;
+            times += 1;
+        }
+        Some((value.to_string(), times))
+    }
+
     /// Upstream `AsCanonicalBytes`: the digits without trailing zeros (moved into the exponent),
     /// then, with `multiple_of_three`, the exponent lowered to a multiple of three. The sign is
     /// not in the digits.
@@ -151,6 +168,13 @@ mod tests {
         assert!(big.negated() < milli.negated());
         assert_eq!(Exact::new(1500, 0).canonical_digits(true), ("1500".to_owned(), 0));
         assert_eq!(Exact::new(15, 2).canonical_digits(true), ("1500".to_owned(), 0));
+        let (digits, times) = Exact::new(1, 400)
+            .add(&Exact::new(4_294_967_296_i64, 0))
+            .base1024()
+            .unwrap();
+        assert_eq!(times, 3);
+        assert!(digits.starts_with("9313225746154785156250000") && digits.ends_with("0004"));
+        assert_eq!(Exact::new(15, -1).base1024(), None);
         // Too far apart to align: the larger decides, and no huge number is built.
         let far = Exact::new(1, 2_000_000_000);
         assert!(far > big && far.add(&milli) == far);

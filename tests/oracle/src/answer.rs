@@ -202,9 +202,30 @@ fn top_match(podmut: &str, server: &str) -> bool {
 /// grouped by list in the same order, each list's errors in either order, and each top-level
 /// message is exactly its distinct causes joined as `ToAggregate` joins them.
 fn map_ordered(podmut: &Answer, server: &Answer) -> bool {
-    let list = |c: &Cause| match c.field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
-        Some((parent, _)) => parent.to_owned(),
-        None => c.field.clone(),
+    // Every map key in the path (`[cpu]`, not `[0]`) as `[*]`: errors that differ only there
+    // come from one map's range, and so do errors of the map itself.
+    let list = |c: &Cause| {
+        let mut key = String::with_capacity(c.field.len());
+        let mut rest = c.field.as_str();
+        while let Some(open) = rest.find('[') {
+            let Some(close) = rest[open..].find(']') else {
+                break;
+            };
+            let inner = &rest[open + 1..open + close];
+            key.push_str(&rest[..open]);
+            if inner.bytes().all(|b| b.is_ascii_digit()) {
+                key.push_str(&rest[open..=open + close]);
+            } else {
+                key.push_str("[*]");
+            }
+            rest = &rest[open + close + 1..];
+        }
+        key.push_str(rest);
+        // A trailing map key names an entry of the list itself (`requests[cpu]`, `requests`).
+        match key.strip_suffix("[*]") {
+            Some(list) => list.to_owned(),
+            None => key,
+        }
     };
     let groups = |causes: &[Cause]| {
         let mut out: Vec<(String, Vec<Cause>)> = Vec::new();
@@ -318,6 +339,12 @@ mod tests {
         let same = ("spec.containers[0].resources.requests", "x");
         let same2 = ("spec.containers[0].resources.requests", "y");
         assert!(compare(&refusal(&[same, same2]), &refusal(&[same2, same])).message);
+        // A map key inside the path (`ValidatePodResourceConsistency` ranges over limits).
+        let (lc, lm) = (
+            ("spec.resources.containers[0][cpu].limits", "d"),
+            ("spec.resources.containers[0][memory].limits", "e"),
+        );
+        assert!(compare(&refusal(&[lc, lm, other]), &refusal(&[lm, lc, other])).message);
         // Errors of different fields keep their order.
         assert!(!compare(&refusal(&[cpu, other]), &refusal(&[other, cpu])).message);
         // Causes repeated (ObjectMeta validated more than once) with the message joining each

@@ -215,11 +215,17 @@ pub fn server_answer(reply: &Reply, sent: &Value, stored: Option<&Value>, releas
 /// ([`crate::godiff::place_hunks`]).
 fn place_spec_diffs(server: &mut Answer, spec: &Value, release: u8) {
     let mut old: Option<String> = None;
+    let mut placed: Vec<(String, String)> = Vec::new();
     for c in server.causes.iter_mut().filter(|c| c.field == "spec") {
         if let Some((head, diff)) = c.message.split_once('\n') {
             let old = old.get_or_insert_with(|| podmut_core::GoValue::pod_spec(spec).marshal_indent(release));
-            c.message = format!("{head}\n{}", crate::godiff::place_hunks(diff, old));
+            let message = format!("{head}\n{}", crate::godiff::place_hunks(diff, old));
+            placed.push((std::mem::replace(&mut c.message, message.clone()), message));
         }
+    }
+    // The top-level message repeats each cause: it carries the same placed diff.
+    for (before, after) in placed {
+        server.message = server.message.replace(&before, &after);
     }
 }
 
