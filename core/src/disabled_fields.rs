@@ -148,11 +148,12 @@ mod tests {
     }
 
     #[test]
-    fn trust_bundles_are_dropped_by_default() {
+    fn trust_bundles_are_dropped_while_their_gate_is_off() {
         let new = pod(
             "  containers: [{name: a, image: x}]\n  volumes: [{name: v, projected: {sources: [{clusterTrustBundle: {name: b, path: p}}]}}]\n",
         );
-        let p = prepare(&new, None, &Settings::default());
+        let v135 = Settings::parse("kubernetesVersion: '1.35'").unwrap();
+        let p = prepare(&new, None, &v135);
         let sources = p.pod.spec.as_ref().unwrap().volumes.as_ref().unwrap()[0]
             .projected
             .as_ref()
@@ -161,6 +162,7 @@ mod tests {
             .clone()
             .unwrap();
         assert!(sources[0].cluster_trust_bundle.is_none());
-        assert_eq!(prepare(&new, Some(&new), &Settings::default()).pod, new);
+        assert_eq!(prepare(&new, Some(&new), &v135).pod, new);
+        assert_eq!(prepare(&new, None, &Settings::default()).pod, new, "GA in 1.37");
     }
 }

@@ -528,7 +528,7 @@ mod tests {
         );
         // An error raised after the value was read (the version is checked after decoding it):
         // serde_json places it past the closing bracket when the value is its object's last.
-        let unsupported = "Kubernetes 1.30 is not supported; supported: 1.33, 1.34, 1.35";
+        let unsupported = "Kubernetes 1.30 is not supported; supported: 1.35, 1.36, 1.37 (or preview: 1.37 with DynamicContainers and MutableContainerProbes)";
         for (text, path) in [
             (r#"{"kubernetesVersion": "1.30"}"#, "kubernetesVersion"),
             (

@@ -673,7 +673,7 @@ status:
     }
 
     fn origins(old: &Pod, new: &Pod) -> Vec<&'static str> {
-        errs(old, new, &Settings::default())
+        errs(old, new, &Settings::preview())
             .into_iter()
             .map(|e| e.2)
             .collect()
@@ -685,14 +685,14 @@ status:
         assert!(
             origins(&old, &new).is_empty(),
             "{:?}",
-            errs(&old, &new, &Settings::default())
+            errs(&old, &new, &Settings::preview())
         );
     }
 
     #[test]
     fn gate_off_means_no_subresource() {
         let (old, new) = pods(add(TOOL));
-        let mut s = Settings::default();
+        let mut s = Settings::preview();
         s.feature_gates.set(Gate::DynamicContainers, false);
         assert_eq!(
             errs(&old, &new, &s),
@@ -727,7 +727,7 @@ status:
     fn names_of_removed_containers_stay_taken_while_their_status_exists() {
         let (old, new) = pods(add(&TOOL.replace("name: tool", "name: gone")));
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![(
                 ErrorType::Duplicate,
                 "spec.containers[1].name".into(),
@@ -741,7 +741,7 @@ status:
         let c = "  - {name: tool, image: tool:1, imagePullPolicy: IfNotPresent, terminationMessagePolicy: File, securityContext: {privileged: true}, ports: [{containerPort: 80, hostPort: 8080, protocol: TCP}], resources: {requests: {cpu: 50m, ephemeral-storage: 1Gi}, limits: {ephemeral-storage: 1Gi}}}\n";
         let (old, new) = pods(add(c));
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![
                 (
                     ErrorType::Forbidden,
@@ -777,7 +777,7 @@ status:
             )
         });
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![
                 (
                     ErrorType::NotFound,
@@ -805,7 +805,7 @@ status:
             )
         });
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![(
                 ErrorType::Forbidden,
                 "spec.containers[0]".into(),
@@ -818,7 +818,7 @@ status:
             s.replace("terminationMessagePolicy: File, resources: {requests: {cpu: 100m", "terminationMessagePolicy: File, readinessProbe: {tcpSocket: {port: 80}, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3}, resources: {requests: {cpu: 100m")
         });
         assert!(origins(&old, &new).is_empty());
-        let mut no_mcp = Settings::default();
+        let mut no_mcp = Settings::preview();
         no_mcp.feature_gates.set(Gate::MutableContainerProbes, false);
         assert_eq!(errs(&old, &new, &no_mcp)[0].2, "dynamic/container-mutation");
     }
@@ -832,7 +832,7 @@ status:
             )
             .replace("containers:\n  []", "containers: []")
         });
-        let e = errs(&old, &new, &Settings::default());
+        let e = errs(&old, &new, &Settings::preview());
         assert!(
             e.iter()
                 .any(|x| x.1 == "spec.containers" && x.0 == ErrorType::Required),
@@ -854,12 +854,12 @@ status:
         let old = parse_pod(&best_effort(OLD), "o", 1 << 20).unwrap();
         let new = parse_pod(&add(TOOL)(&best_effort(OLD)), "n", 1 << 20).unwrap();
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![(ErrorType::Invalid, "spec".into(), "dynamic/qos-class")]
         );
         let plain = TOOL.replace(", resources: {requests: {cpu: 50m}}", "");
         let new = parse_pod(&add(&plain)(&best_effort(OLD)), "n", 1 << 20).unwrap();
-        assert!(errs(&old, &new, &Settings::default()).is_empty());
+        assert!(errs(&old, &new, &Settings::preview()).is_empty());
     }
 
     #[test]
@@ -879,7 +879,7 @@ status:
         let old = parse_pod(&win(OLD), "o", 1 << 20).unwrap();
         let new = parse_pod(&add(TOOL)(&win(OLD)), "n", 1 << 20).unwrap();
         assert_eq!(
-            errs(&old, &new, &Settings::default()),
+            errs(&old, &new, &Settings::preview()),
             vec![(ErrorType::Forbidden, "[]".into(), "dynamic/windows")]
         );
     }

@@ -15,7 +15,7 @@ use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
 use crate::probe_plan::ProbeReconciliation;
 use crate::qos::{QosClass, compute_pod_qos};
-use crate::settings::Settings;
+use crate::settings::{Gate, Settings};
 use crate::validation::{Subresource, Verdict};
 
 /// The documents a plan reads (JSON or YAML text).
@@ -102,10 +102,20 @@ pub(crate) const DENIED: &str = "the API server denies the change: nothing reach
 
 /// Build the plan.
 pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
-    let settings = Settings::parse(input.settings)?;
-    let settings_value = settings_value(input.settings)?;
+    let settings = Settings::parse(input.settings)?.for_subresource(input.sub).into_owned();
+    let mut settings_value = settings_value(input.settings)?;
+    if settings.gate(Gate::DynamicContainers) && input.sub == Subresource::Dynamic {
+        // pods/dynamic implies its gate (Settings::for_subresource): every section sees it on.
+        if let Some(doc) = settings_value.as_object_mut() {
+            let gates = doc.entry("featureGates").or_insert_with(|| Value::Object(Map::new()));
+            if let Some(gates) = gates.as_object_mut() {
+                gates.insert(Gate::DynamicContainers.name().into(), Value::Bool(true));
+            }
+        }
+    }
+    let settings_text = settings_value.to_string();
     let admission =
-        crate::validation::check_documents(Some(input.old), input.new, input.sub, input.settings)?;
+        crate::validation::check_documents(Some(input.old), input.new, input.sub, &settings_text)?;
     let limit = settings.max_input_bytes;
     let old = document::parse_pod(input.old, "old-pod", limit)?;
     let new = document::parse_pod(input.new, "new-pod", limit)?;
@@ -143,7 +153,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
     let probes = Section::Done(crate::probe_plan::probe_plan_documents(
         input.old,
         &stored_value.to_string(),
-        input.settings,
+        &settings_text,
     )?);
     let statuses = statuses(&old, &stored, &allocation, &settings_value)?;
     Ok(Plan {

@@ -79,18 +79,11 @@ pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> 
     let mut errs = validate_object_meta_update(&new.metadata, &old.metadata, &Path::new("metadata"), &opts);
     errs.extend(validate_pod_metadata_and_spec(new, &opts));
     let pod_level = pod_level_resources_present(old) || pod_level_resources_present(new);
-    let refusal_first = settings.version().pod_level_resize_refusal_first();
-    if pod_level && refusal_first {
-        return vec![refuse(
-            "pods with pod-level resources cannot be resized",
-            "resize/pod-level-resources",
-        )];
-    }
     if let Some(refusal) = static_or_windows(old) {
         return vec![refusal];
     }
     errs.extend(qos_and_node_support(new, old, settings));
-    if pod_level && !refusal_first && !pod_level_resize_enabled(settings) {
+    if pod_level && !pod_level_resize_enabled(settings) {
         errs.push(refuse(
             "resize of pods with pod-level resources is forbidden when InPlacePodLevelResourcesVerticalScalingEnabled feature gate is disabled",
             "resize/pod-level-resources",
@@ -512,11 +505,15 @@ mod tests {
             one(ErrorType::Forbidden, "[]", "resize/windows")
         );
         let pl = "  resources: {limits: {cpu: 100m, memory: 200Mi}}\n";
+        let v135 = Settings {
+            apply_defaults: false,
+            ..Settings::parse("kubernetesVersion: '1.35'").unwrap()
+        };
         assert_eq!(
             check(
                 &mk("{}", "{cpu: 100m}", "", pl),
                 &mk("{}", "{cpu: 50m}", "", pl),
-                &s
+                &v135
             ),
             one(ErrorType::Forbidden, "[]", "resize/pod-level-resources")
         );

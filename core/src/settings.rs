@@ -72,30 +72,31 @@ pub enum Gate {
 }
 
 impl Gate {
-    /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]), plus
-    /// `DynamicContainers` and `MutableContainerProbes` on (the defaults design.md §4 promises).
+    /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]).
+    /// The KEP gates podmut exists for (`DynamicContainers`, `MutableContainerProbes`) are off as in
+    /// every released server; the `preview` profile turns them on.
     pub const ALL: [(Gate, bool); 21] = [
-        (Gate::DynamicContainers, true),
-        (Gate::MutableContainerProbes, true),
+        (Gate::DynamicContainers, false),
+        (Gate::MutableContainerProbes, false),
         (Gate::InPlacePodVerticalScaling, true),
         (Gate::SidecarContainers, true),
         (Gate::PodLevelResources, true),
-        (Gate::InPlacePodLevelResourcesVerticalScaling, false),
+        (Gate::InPlacePodLevelResourcesVerticalScaling, true),
         (Gate::InPlacePodVerticalScalingExclusiveCPUs, false),
         (Gate::InPlacePodVerticalScalingExclusiveMemory, false),
-        (Gate::InPlacePodVerticalScalingInitContainers, false),
+        (Gate::InPlacePodVerticalScalingInitContainers, true),
         (Gate::ContainerRestartRules, true),
         (Gate::RelaxedEnvironmentVariableValidation, true),
         (Gate::RelaxedDNSSearchValidation, true),
         (Gate::PodLifecycleSleepActionAllowZero, true),
-        (Gate::SELinuxMount, false),
+        (Gate::SELinuxMount, true),
         (Gate::PodDeletionCost, true),
-        (Gate::ClusterTrustBundleProjection, false),
+        (Gate::ClusterTrustBundleProjection, true),
         (Gate::ClearingNominatedNodeNameAfterBinding, true),
-        (Gate::ResourceHealthStatus, false),
+        (Gate::ResourceHealthStatus, true),
         (Gate::PodObservedGenerationTracking, true),
-        (Gate::NodeDeclaredFeatures, false),
-        (Gate::ClusterTrustBundle, false),
+        (Gate::NodeDeclaredFeatures, true),
+        (Gate::ClusterTrustBundle, true),
     ];
 
     /// The upstream gate name.
@@ -274,7 +275,9 @@ pub enum Enforcement {
 pub struct Settings {
     /// The cluster's Kubernetes release: its feature-gate defaults and version-dependent rules
     /// (`memoryLimitDecrease`). Explicit `featureGates` and settings still win. Unset: the newest
-    /// supported release with the KEP-5972 and KEP-6318 gates on (podmut's defaults).
+    /// supported release, whose gates are checked as it checks them, except that the KEP-5972 and
+    /// KEP-6318 gates may be turned on (and `pods/dynamic` turns `DynamicContainers` on unless
+    /// `featureGates` names it). `preview`: the newest release with both on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kubernetes_version: Option<KubernetesVersion>,
     /// Feature gates (`{"DynamicContainers": true, ...}`); unnamed gates keep their defaults.
@@ -300,6 +303,10 @@ pub struct Settings {
     /// Unknown and duplicate fields in the Pods and AdmissionReviews `check` and `review` read:
     /// `ignore` (the default: the API server sends clean objects), `warn` or `strict`.
     pub field_validation: crate::field_validation::FieldValidation,
+    /// Whether a `pods/dynamic` request turns `DynamicContainers` on: no release is named and
+    /// `featureGates` does not name the gate.
+    #[serde(skip)]
+    pub(crate) dynamic_implied: bool,
 }
 
 impl Default for Settings {
@@ -316,6 +323,7 @@ impl Default for Settings {
             removed_status_limit: 10,
             max_input_bytes: 3 * 1024 * 1024,
             field_validation: crate::field_validation::FieldValidation::Ignore,
+            dynamic_implied: true,
         }
     }
 }
@@ -359,32 +367,41 @@ impl Settings {
                 input: "settings".into(),
                 message: e.message().to_owned(),
             })?;
-        if let Some(version) = settings.kubernetes_version {
-            settings
-                .apply_version(version, &value)
-                .map_err(|message| InputError::BadSettings {
-                    input: "settings".into(),
-                    message,
-                })?;
-        }
+        settings
+            .apply_version(settings.kubernetes_version, &value)
+            .map_err(|message| InputError::BadSettings {
+                input: "settings".into(),
+                message,
+            })?;
         Ok(settings)
     }
 
-    /// Take `version`'s defaults for every gate and knob the document does not set, and refuse
-    /// gates the release does not have or has locked.
-    fn apply_version(&mut self, version: KubernetesVersion, doc: &serde_json::Value) -> Result<(), String> {
+    /// Take the release's defaults for every gate and knob the document does not set, and refuse
+    /// gates the release does not have or has locked. `None`: the newest release, whose checks
+    /// let the preview gates be turned on.
+    fn apply_version(
+        &mut self,
+        version: Option<KubernetesVersion>,
+        doc: &serde_json::Value,
+    ) -> Result<(), String> {
         let explicit = doc.get("featureGates").and_then(serde_json::Value::as_object);
-        for (gate, _) in Gate::ALL {
-            match explicit
+        let named = |gate: Gate| {
+            explicit
                 .and_then(|m| m.get(gate.name()))
                 .and_then(serde_json::Value::as_bool)
-            {
-                Some(on) => version
+        };
+        self.dynamic_implied = version.is_none() && named(Gate::DynamicContainers).is_none();
+        let release = version.unwrap_or(KubernetesVersion::NEWEST);
+        for (gate, _) in Gate::ALL {
+            match named(gate) {
+                Some(_) if version.is_none() && KubernetesVersion::PREVIEW_GATES.contains(&gate) => {}
+                Some(on) => release
                     .check_gate(gate, on)
                     .map_err(|e| format!("featureGates.{gate}: {e}"))?,
-                None => self.feature_gates.set(gate, version.gate_default(gate)),
+                None => self.feature_gates.set(gate, release.gate_default(gate)),
             }
         }
+        let version = release;
         version.check_dependencies(&self.feature_gates)?;
         if doc.get("memoryLimitDecrease").is_none() {
             self.memory_limit_decrease = version.memory_limit_decrease();
@@ -398,9 +415,35 @@ impl Settings {
         self.kubernetes_version.unwrap_or(KubernetesVersion::NEWEST)
     }
 
+    /// The `preview` profile: the newest release with the KEP-5972 and KEP-6318 gates on.
+    pub fn preview() -> Self {
+        let mut s = Self {
+            kubernetes_version: Some(KubernetesVersion::PREVIEW),
+            dynamic_implied: false,
+            ..Self::default()
+        };
+        for gate in KubernetesVersion::PREVIEW_GATES {
+            s.feature_gates.set(gate, true);
+        }
+        s
+    }
+
     /// Whether a feature gate is on.
     pub fn gate(&self, gate: Gate) -> bool {
         self.feature_gates.enabled(gate)
+    }
+
+    /// The settings a request on `sub` is judged with: `pods/dynamic` turns `DynamicContainers`
+    /// on when no release is named and `featureGates` leaves the gate alone (a path no release
+    /// serves is a request for the KEP-5972 behaviour).
+    pub fn for_subresource(&self, sub: crate::Subresource) -> std::borrow::Cow<'_, Settings> {
+        if sub == crate::Subresource::Dynamic && self.dynamic_implied && !self.gate(Gate::DynamicContainers) {
+            let mut s = self.clone();
+            s.feature_gates.set(Gate::DynamicContainers, true);
+            std::borrow::Cow::Owned(s)
+        } else {
+            std::borrow::Cow::Borrowed(self)
+        }
     }
 }
 
@@ -412,21 +455,25 @@ mod tests {
     fn defaults_match_the_contract() {
         let s = Settings::parse("").unwrap();
         for g in [
-            Gate::DynamicContainers,
-            Gate::MutableContainerProbes,
             Gate::InPlacePodVerticalScaling,
             Gate::SidecarContainers,
             Gate::PodLevelResources,
+            Gate::InPlacePodLevelResourcesVerticalScaling,
         ] {
             assert!(s.gate(g), "{g} should default on");
         }
+        for g in KubernetesVersion::PREVIEW_GATES {
+            assert!(!s.gate(g), "{g} is on in no release");
+        }
         assert!(s.apply_defaults);
         assert_eq!(s.removed_status_limit, 10);
+        assert_eq!(s, Settings::default());
     }
 
     #[test]
     fn parses_yaml_and_json() {
-        let s = Settings::parse("featureGates:\n  DynamicContainers: false\napplyDefaults: false\n").unwrap();
+        let s =
+            Settings::parse("featureGates:\n  MutableContainerProbes: true\napplyDefaults: false\n").unwrap();
         assert!(!s.gate(Gate::DynamicContainers));
         assert!(s.gate(Gate::MutableContainerProbes));
         assert!(!s.apply_defaults);
@@ -451,53 +498,84 @@ mod tests {
 
     #[test]
     fn a_version_sets_its_defaults_and_explicit_settings_win() {
-        let s = Settings::parse("kubernetesVersion: '1.33'").unwrap();
-        assert_eq!(s.kubernetes_version, KubernetesVersion::parse("1.33").ok());
-        assert!(!s.gate(Gate::DynamicContainers), "no pods/dynamic in 1.33");
-        assert!(!s.gate(Gate::MutableContainerProbes));
-        assert!(!s.gate(Gate::PodLevelResources), "alpha in 1.33");
-        assert!(s.gate(Gate::InPlacePodVerticalScaling));
-        assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Forbid);
+        let s = Settings::parse("kubernetesVersion: '1.35'").unwrap();
+        assert_eq!(s.kubernetes_version, KubernetesVersion::parse("1.35").ok());
+        assert!(!s.gate(Gate::DynamicContainers), "no pods/dynamic in 1.35");
+        assert!(
+            !s.gate(Gate::InPlacePodLevelResourcesVerticalScaling),
+            "alpha in 1.35"
+        );
+        assert!(s.gate(Gate::ContainerRestartRules), "beta in 1.35");
         let s =
-            Settings::parse("kubernetesVersion: '1.34'\nfeatureGates: {PodLevelResources: false}").unwrap();
+            Settings::parse("kubernetesVersion: '1.36'\nfeatureGates: {PodLevelResources: false, InPlacePodLevelResourcesVerticalScaling: false}").unwrap();
         assert!(!s.gate(Gate::PodLevelResources), "explicit gates win");
-        assert_eq!(s.memory_limit_decrease, MemoryLimitDecrease::Allow);
-        let s = Settings::parse("kubernetesVersion: '1.33'\nmemoryLimitDecrease: allow").unwrap();
+        let s = Settings::parse("kubernetesVersion: '1.36'\nmemoryLimitDecrease: forbid").unwrap();
         assert_eq!(
             s.memory_limit_decrease,
-            MemoryLimitDecrease::Allow,
+            MemoryLimitDecrease::Forbid,
             "explicit knobs win"
         );
-        let s = Settings::parse("kubernetesVersion: 1.35").unwrap();
-        assert!(s.gate(Gate::ContainerRestartRules), "beta in 1.35");
         let e = Settings::parse("kubernetesVersion: '1.30'")
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("kubernetesVersion") && e.contains("supported: 1.33, 1.34, 1.35"),
+            e.contains("kubernetesVersion") && e.contains("supported: 1.35, 1.36, 1.37"),
             "{e}"
         );
-        let e = Settings::parse("kubernetesVersion: '1.35'\nfeatureGates: {DynamicContainers: true}")
+        let e = Settings::parse("kubernetesVersion: '1.37'\nfeatureGates: {DynamicContainers: true}")
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("featureGates.DynamicContainers") && e.contains("1.38"),
             "{e}"
         );
+        let s = Settings::parse("kubernetesVersion: preview").unwrap();
+        assert!(s.gate(Gate::DynamicContainers) && s.gate(Gate::MutableContainerProbes));
+        assert_eq!(s, Settings::preview());
     }
 
     #[test]
-    fn the_unset_version_is_the_newest_with_podmuts_gates_on() {
+    fn the_unset_version_is_the_newest_and_allows_the_preview_gates() {
         let unset = Settings::parse("").unwrap();
         let newest = KubernetesVersion::NEWEST;
         for (gate, _) in Gate::ALL {
-            let expected = match gate {
-                Gate::DynamicContainers | Gate::MutableContainerProbes => true,
-                other => newest.gate_default(other),
-            };
-            assert_eq!(unset.gate(gate), expected, "{gate}");
+            assert_eq!(unset.gate(gate), newest.gate_default(gate), "{gate}");
         }
         assert_eq!(unset.memory_limit_decrease, newest.memory_limit_decrease());
+        let s =
+            Settings::parse("featureGates: {MutableContainerProbes: true, DynamicContainers: true}").unwrap();
+        assert!(s.gate(Gate::MutableContainerProbes) && s.gate(Gate::DynamicContainers));
+        let e = Settings::parse("featureGates: {SidecarContainers: false}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("removed"), "the newest release's checks apply: {e}");
+    }
+
+    #[test]
+    fn pods_dynamic_implies_its_gate_unless_a_release_or_the_gate_is_named() {
+        use crate::Subresource;
+        let unset = Settings::parse("").unwrap();
+        assert!(
+            unset
+                .for_subresource(Subresource::Dynamic)
+                .gate(Gate::DynamicContainers)
+        );
+        assert!(
+            !unset
+                .for_subresource(Subresource::Resize)
+                .gate(Gate::DynamicContainers)
+        );
+        let off = Settings::parse("featureGates: {DynamicContainers: false}").unwrap();
+        assert!(
+            !off.for_subresource(Subresource::Dynamic)
+                .gate(Gate::DynamicContainers)
+        );
+        let named = Settings::parse("kubernetesVersion: '1.37'").unwrap();
+        assert!(
+            !named
+                .for_subresource(Subresource::Dynamic)
+                .gate(Gate::DynamicContainers)
+        );
     }
 
     #[test]

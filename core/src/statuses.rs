@@ -307,8 +307,14 @@ pub fn container_statuses_document(text: &str) -> Result<String, InputError> {
 mod tests {
     use super::*;
 
+    /// The statuses of a request; without `settings`, in the `preview` profile (KEP-5972).
     fn run(yaml: &str) -> StatusReport {
-        let s = container_statuses_document(yaml).unwrap();
+        let yaml = if yaml.contains("settings:") {
+            yaml.to_owned()
+        } else {
+            format!("{yaml}\nsettings: {{kubernetesVersion: preview}}\n")
+        };
+        let s = container_statuses_document(&yaml).unwrap();
         serde_json::from_str(&s).unwrap()
     }
 
@@ -381,7 +387,7 @@ allocated:
         ]
         .join(", ");
         let r = run(&format!(
-            "settings: {{removedStatusLimit: 2}}
+            "settings: {{removedStatusLimit: 2, kubernetesVersion: preview}}
 pod:
   spec: {{containers: [{{name: app, image: x}}]}}
   status: {{phase: Running, containerStatuses: [{statuses}]}}

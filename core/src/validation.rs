@@ -160,6 +160,7 @@ pub(crate) fn check_arrived(
     settings: &Settings,
     arrival: Arrival,
 ) -> Result<Verdict, InputError> {
+    let settings = &*settings.for_subresource(sub);
     let defaulted = |mut p: Pod| {
         if settings.apply_defaults {
             apply_pod_defaults(&mut p, settings);

@@ -252,7 +252,7 @@ mod tests {
         let d = pod(
             "[{name: app, image: 'nginx:2', resources: {requests: {cpu: '1'}}}, {name: new, image: worker}]",
         );
-        let set = diff(&a, &d, &Settings::default());
+        let set = diff(&a, &d, &Settings::preview());
         let kinds: Vec<(ChangeKind, &str)> = set
             .changes
             .iter()
@@ -275,7 +275,7 @@ mod tests {
     fn equal_quantities_are_no_change() {
         let a = pod("[{name: app, image: x, resources: {limits: {memory: 1Gi}}}]");
         let d = pod("[{name: app, image: x, resources: {limits: {memory: 1024Mi}}}]");
-        assert!(diff(&a, &d, &Settings::default()).changes.is_empty());
+        assert!(diff(&a, &d, &Settings::preview()).changes.is_empty());
     }
 
     #[test]
@@ -292,10 +292,8 @@ mod tests {
             1 << 20,
         )
         .unwrap();
-        assert!(diff(&a, &d, &Settings::default()).changes.is_empty());
-        let mut s = Settings::default();
-        s.feature_gates
-            .set(Gate::InPlacePodVerticalScalingInitContainers, true);
-        assert_eq!(diff(&a, &d, &s).changes.len(), 1);
+        let v135 = Settings::parse("kubernetesVersion: '1.35'").unwrap();
+        assert!(diff(&a, &d, &v135).changes.is_empty());
+        assert_eq!(diff(&a, &d, &Settings::preview()).changes.len(), 1, "on from 1.36");
     }
 }

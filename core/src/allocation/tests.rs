@@ -8,7 +8,13 @@ fn pod(name: &str, containers: &str) -> String {
     )
 }
 
+/// A request; without `settings` in `extra`, the `preview` profile (the KEP-5972 allocation).
 fn req(extra: &str, allocated: &str, desired: &str) -> String {
+    let extra = if extra.contains("settings:") {
+        extra.to_owned()
+    } else {
+        format!("{extra}\nsettings: {{kubernetesVersion: preview}}")
+    };
     format!("{NODE}\n{extra}\nallocated: {allocated}\ndesired: {desired}\n")
 }
 
@@ -151,11 +157,6 @@ fn infeasible_rules_in_order() {
         "p",
         "[{name: app, image: 'nginx:1', resources: {requests: {cpu: '2', memory: 1Gi}}}]",
     );
-    let gate_off = "settings: {featureGates: {InPlacePodVerticalScaling: false}}";
-    assert_eq!(
-        decide(&req(gate_off, &pod("p", APP_1), &resized)).message,
-        "InPlacePodVerticalScaling is disabled"
-    );
     let static_pod = resized.replace(
         "uid: p,",
         "uid: p, annotations: {kubernetes.io/config.source: file},",
@@ -234,9 +235,10 @@ fn pod_level_resize_needs_its_gate() {
             "{{kind: Pod, metadata: {{name: p}}, spec: {{resources: {{requests: {{cpu: '{cpu}'}}}}, containers: [{{name: app, image: x}}]}}}}"
         )
     };
-    let d = decide(&req("", &p("1"), &p("2")));
+    let off = "settings: {kubernetesVersion: '1.35'}";
+    let d = decide(&req(off, &p("1"), &p("2")));
     assert_eq!(d.message, "InPlacePodLevelResourcesVerticalScaling is disabled");
-    let on = "settings: {featureGates: {InPlacePodLevelResourcesVerticalScaling: true}}";
+    let on = "settings: {}";
     assert_eq!(decide(&req(on, &p("1"), &p("2"))).outcome, Outcome::Allocated);
 }
 
@@ -254,7 +256,7 @@ fn terminating_pods_are_halted() {
 
 #[test]
 fn without_dynamic_containers_images_are_not_gated() {
-    let off = "settings: {featureGates: {DynamicContainers: false}}";
+    let off = "settings: {}";
     let d = decide(&req(
         off,
         &pod("p", "[{name: app, image: 'nginx:1'}]"),

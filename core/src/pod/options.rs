@@ -352,8 +352,10 @@ mod tests {
         );
         assert!(o.allow_relaxed_environment_variable_validation && o.allow_relaxed_dns_search_validation);
         assert!(o.allow_pod_lifecycle_sleep_action_zero_value);
-        // SELinuxMount is off by default in 1.33: only Recursive for new Pods
-        assert!(o.allow_only_recursive_selinux_change_policy);
+        // SELinuxMount is GA (on) in 1.37; off in 1.36: only Recursive for new Pods
+        assert!(!o.allow_only_recursive_selinux_change_policy);
+        let v136 = Settings::parse("kubernetesVersion: '1.36'").unwrap();
+        assert!(PodValidationOptions::for_create(&pod(""), &v136).allow_only_recursive_selinux_change_policy);
         assert!(!o.allow_invalid_pod_deletion_cost && !o.allow_invalid_label_value_in_selector);
     }
 

@@ -27,6 +27,8 @@ pub(crate) enum Stage {
     Beta,
     /// GA (stable).
     Ga,
+    /// Removed: the gate no longer exists (naming it is an error), and its feature is always on.
+    Removed,
 }
 
 impl Stage {
@@ -35,6 +37,7 @@ impl Stage {
             Stage::Alpha => "alpha",
             Stage::Beta => "beta",
             Stage::Ga => "GA",
+            Stage::Removed => "removed",
         }
     }
 }
@@ -87,6 +90,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
             spec(28, false, Stage::Alpha, false),
             spec(29, true, Stage::Beta, false),
             spec(33, true, Stage::Ga, true),
+            spec(37, true, Stage::Removed, true),
         ],
     ),
     (
@@ -98,7 +102,10 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
     ),
     (
         Gate::InPlacePodLevelResourcesVerticalScaling,
-        &[spec(35, false, Stage::Alpha, false)],
+        &[
+            spec(35, false, Stage::Alpha, false),
+            spec(36, true, Stage::Beta, false),
+        ],
     ),
     (
         Gate::InPlacePodVerticalScalingExclusiveCPUs,
@@ -108,7 +115,13 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
         Gate::InPlacePodVerticalScalingExclusiveMemory,
         &[spec(34, false, Stage::Alpha, false)],
     ),
-    (Gate::InPlacePodVerticalScalingInitContainers, &[]),
+    (
+        Gate::InPlacePodVerticalScalingInitContainers,
+        &[
+            spec(36, true, Stage::Beta, false),
+            spec(37, true, Stage::Ga, true),
+        ],
+    ),
     (
         Gate::ContainerRestartRules,
         &[
@@ -130,6 +143,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
             spec(32, false, Stage::Alpha, false),
             spec(33, true, Stage::Beta, false),
             spec(34, true, Stage::Ga, true),
+            spec(37, true, Stage::Removed, true),
         ],
     ),
     (
@@ -138,6 +152,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
             spec(32, false, Stage::Alpha, false),
             spec(33, true, Stage::Beta, false),
             spec(34, true, Stage::Ga, true),
+            spec(37, true, Stage::Removed, true),
         ],
     ),
     (
@@ -145,6 +160,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
         &[
             spec(30, false, Stage::Alpha, false),
             spec(33, false, Stage::Beta, false),
+            spec(37, true, Stage::Ga, false),
         ],
     ),
     (
@@ -159,6 +175,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
         &[
             spec(29, false, Stage::Alpha, false),
             spec(33, false, Stage::Beta, false),
+            spec(37, true, Stage::Ga, false),
         ],
     ),
     (
@@ -170,7 +187,10 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
     ),
     (
         Gate::ResourceHealthStatus,
-        &[spec(31, false, Stage::Alpha, false)],
+        &[
+            spec(31, false, Stage::Alpha, false),
+            spec(36, true, Stage::Beta, false),
+        ],
     ),
     (
         Gate::PodObservedGenerationTracking,
@@ -182,29 +202,29 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
     ),
     (
         Gate::NodeDeclaredFeatures,
-        &[spec(35, false, Stage::Alpha, false)],
+        &[
+            spec(35, false, Stage::Alpha, false),
+            spec(36, true, Stage::Beta, false),
+            spec(37, true, Stage::Ga, true),
+        ],
     ),
     (
         Gate::ClusterTrustBundle,
         &[
             spec(27, false, Stage::Alpha, false),
             spec(33, false, Stage::Beta, false),
+            spec(37, true, Stage::Ga, false),
         ],
     ),
 ];
 
-/// The first release whose kube-apiserver refuses a gate whose dependencies are off
-/// (component-base's `featuregate.AddDependencies`, from v0.35).
-const DEPENDENCIES_SINCE: u8 = 35;
-
 /// Upstream's gate dependencies among the gates podmut knows
 /// (`defaultKubernetesFeatureGateDependencies` in `kube_features.go`, each list sorted as upstream
-/// sorts it). Dependencies on gates podmut does not know (`MemoryManager`,
-/// `DynamicResourceAllocation`, `PodLifecycleSleepAction`, the dependencies of
-/// `InPlacePodVerticalScalingExclusiveMemory`, `ResourceHealthStatus` and
-/// `PodLifecycleSleepActionAllowZero`) are left out: each is GA and locked on
-/// in every release that checks dependencies, so it can never be off.
-const GATE_DEPENDENCIES: [(Gate, &[Gate]); 4] = [
+/// sorts it; every supported release checks them). Dependencies on gates podmut does not know
+/// (`MemoryManager`, `DynamicResourceAllocation`, `PodLifecycleSleepAction`) are left out: each is
+/// GA and locked on (or removed) in every supported release, so it can never be off. A gate only
+/// depends where it exists, so the one list serves every release.
+const GATE_DEPENDENCIES: [(Gate, &[Gate]); 5] = [
     (
         Gate::InPlacePodLevelResourcesVerticalScaling,
         &[
@@ -221,24 +241,49 @@ const GATE_DEPENDENCIES: [(Gate, &[Gate]); 4] = [
         Gate::InPlacePodVerticalScalingExclusiveMemory,
         &[Gate::InPlacePodVerticalScaling],
     ),
+    (
+        Gate::InPlacePodVerticalScalingInitContainers,
+        &[Gate::InPlacePodVerticalScaling, Gate::NodeDeclaredFeatures],
+    ),
     (Gate::ClusterTrustBundleProjection, &[Gate::ClusterTrustBundle]),
 ];
 
-/// A Kubernetes release podmut has a profile for (`1.<minor>`).
+/// A Kubernetes release podmut has a profile for (`1.<minor>`), or `preview`: the newest release
+/// with podmut's KEP gates ([`KubernetesVersion::PREVIEW_GATES`]) on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KubernetesVersion {
     minor: u8,
+    preview: bool,
 }
 
 impl KubernetesVersion {
     /// Every supported release, oldest first.
-    pub const SUPPORTED: [KubernetesVersion; 3] = [Self::v1(33), Self::v1(34), Self::v1(35)];
+    pub const SUPPORTED: [KubernetesVersion; 3] = [Self::v1(35), Self::v1(36), Self::v1(37)];
 
     /// The newest supported release (what an unset `kubernetesVersion` follows).
     pub const NEWEST: KubernetesVersion = Self::SUPPORTED[Self::SUPPORTED.len() - 1];
 
+    /// The gates of podmut's KEP work, which no supported release has: on in the `preview` profile,
+    /// and allowed in `featureGates` when no release is named.
+    pub const PREVIEW_GATES: [Gate; 2] = [Gate::DynamicContainers, Gate::MutableContainerProbes];
+
+    /// The `preview` profile: the newest release, with `DynamicContainers` (KEP-5972) and
+    /// `MutableContainerProbes` (KEP-6318) on, as upstream plans them for 1.38.
+    pub const PREVIEW: KubernetesVersion = KubernetesVersion {
+        minor: Self::NEWEST.minor,
+        preview: true,
+    };
+
     const fn v1(minor: u8) -> Self {
-        Self { minor }
+        Self {
+            minor,
+            preview: false,
+        }
+    }
+
+    /// Whether this is the `preview` profile.
+    pub fn is_preview(self) -> bool {
+        self.preview
     }
 
     /// The minor version.
@@ -250,6 +295,9 @@ impl KubernetesVersion {
     /// unsupported release is an error that lists the supported ones.
     pub fn parse(text: &str) -> Result<Self, String> {
         let t = text.trim();
+        if t == "preview" {
+            return Ok(Self::PREVIEW);
+        }
         let t = t.strip_prefix('v').unwrap_or(t);
         let mut parts = t.split('.');
         let (major, minor, patch) = (parts.next(), parts.next(), parts.next());
@@ -277,13 +325,21 @@ impl KubernetesVersion {
         })
     }
 
-    /// `1.33, 1.34, 1.35`.
+    /// `1.35, 1.36, 1.37 (or preview)`.
     pub fn supported_list() -> String {
-        Self::SUPPORTED.map(|v| v.to_string()).join(", ")
+        format!(
+            "{} (or preview: {} with {})",
+            Self::SUPPORTED.map(|v| v.to_string()).join(", "),
+            Self::NEWEST,
+            Self::PREVIEW_GATES.map(Gate::name).join(" and ")
+        )
     }
 
     /// The spec of `gate` in this release, `None` when the gate does not exist in it.
     pub(crate) fn gate_spec(self, gate: Gate) -> Option<GateSpec> {
+        if self.preview && Self::PREVIEW_GATES.contains(&gate) {
+            return Some(spec(self.minor, true, Stage::Alpha, false));
+        }
         GATE_HISTORY
             .iter()
             .find(|(g, _)| *g == gate)
@@ -299,6 +355,9 @@ impl KubernetesVersion {
     /// Why `gate` may not be set to `on` in this release, if it may not.
     pub(crate) fn check_gate(self, gate: Gate, on: bool) -> Result<(), String> {
         match self.gate_spec(gate) {
+            Some(s) if s.stage == Stage::Removed => Err(format!(
+                "unrecognized feature gate: {gate}: Kubernetes {self} removed it (always on since it went GA)"
+            )),
             None => {
                 let first = GATE_HISTORY
                     .iter()
@@ -325,9 +384,6 @@ impl KubernetesVersion {
     /// to start when a gate is on and one it depends on is off (`featureGate.unsafeSetFromMap`), with
     /// one error per such gate.
     pub(crate) fn check_dependencies(self, gates: &super::FeatureGates) -> Result<(), String> {
-        if self.minor < DEPENDENCIES_SINCE {
-            return Ok(());
-        }
         let errors: Vec<String> = GATE_DEPENDENCIES
             .iter()
             .filter(|(gate, _)| gates.enabled(*gate))
@@ -352,37 +408,26 @@ impl KubernetesVersion {
         }
     }
 
-    /// `pods/resize` memory-limit decreases (with a `NotRequired` memory resize policy): Forbidden
-    /// up to 1.33 (`ValidatePodResize`), allowed from 1.34 (KEP-1287 "Memory Limit Decreases",
-    /// kubernetes/kubernetes#133012: the kubelet checks usage instead).
+    /// `pods/resize` memory-limit decreases (with a `NotRequired` memory resize policy): allowed in
+    /// every supported release (KEP-1287 "Memory Limit Decreases", kubernetes/kubernetes#133012:
+    /// the kubelet checks usage instead); `memoryLimitDecrease: forbid` emulates 1.33 and earlier.
     pub(crate) fn memory_limit_decrease(self) -> MemoryLimitDecrease {
-        if self.minor <= 33 {
-            MemoryLimitDecrease::Forbid
-        } else {
-            MemoryLimitDecrease::Allow
-        }
+        MemoryLimitDecrease::Allow
     }
 
-    /// `ValidatePodResize`'s refusal of a Pod with pod-level resources (without
-    /// `InPlacePodLevelResourcesVerticalScaling`): up to 1.34 it is checked first and is the only
-    /// error ("pods with pod-level resources cannot be resized"); from 1.35 it follows the static,
-    /// Windows, QoS and node checks and is appended to the errors found so far.
-    pub(crate) fn pod_level_resize_refusal_first(self) -> bool {
-        self.minor <= 34
-    }
-
-    /// `ValidatePodStatusUpdate`'s state transitions under container restart rules: 1.34 reads them
-    /// for regular containers only, with the `ContainerRestartRules` gate; from 1.35 for init
-    /// containers too, and also when the old Pod already uses them
-    /// (`AllowContainerRestartPolicyRules`).
-    pub(crate) fn restart_rules_ratchet(self) -> bool {
-        self.minor >= 35
+    /// Whether this release is at least `1.<minor>`.
+    pub(crate) fn at_least(self, minor: u8) -> bool {
+        self.minor >= minor
     }
 }
 
 impl fmt::Display for KubernetesVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "1.{}", self.minor)
+        if self.preview {
+            f.write_str("preview")
+        } else {
+            write!(f, "1.{}", self.minor)
+        }
     }
 }
 
@@ -425,18 +470,22 @@ mod tests {
 
     #[test]
     fn parses_the_forms_kubectl_version_prints() {
-        let v133 = KubernetesVersion::v1(33);
-        for t in ["1.33", "v1.33", "1.33.2", "v1.33.10", " 1.33 "] {
-            assert_eq!(KubernetesVersion::parse(t), Ok(v133), "{t}");
+        let v136 = KubernetesVersion::v1(36);
+        for t in ["1.36", "v1.36", "1.36.3", "v1.36.10", " 1.36 "] {
+            assert_eq!(KubernetesVersion::parse(t), Ok(v136), "{t}");
         }
-        let e = KubernetesVersion::parse("1.32").unwrap_err();
+        assert_eq!(
+            KubernetesVersion::parse("preview"),
+            Ok(KubernetesVersion::PREVIEW)
+        );
+        let e = KubernetesVersion::parse("1.34").unwrap_err();
         assert!(
-            e.contains("1.32 is not supported") && e.contains("1.33, 1.34, 1.35"),
+            e.contains("1.34 is not supported") && e.contains("1.35, 1.36, 1.37 (or preview"),
             "{e}"
         );
-        let e = KubernetesVersion::parse("2.33").unwrap_err();
+        let e = KubernetesVersion::parse("2.37").unwrap_err();
         assert!(e.contains("not supported"), "{e}");
-        for bad in ["", "1", "1.", "latest", "1.33.x", "1.33.1.1", "one.two"] {
+        for bad in ["", "1", "1.", "latest", "1.37.x", "1.37.1.1", "one.two"] {
             let e = KubernetesVersion::parse(bad).unwrap_err();
             assert!(e.contains("not a Kubernetes version"), "{bad}: {e}");
         }
@@ -444,69 +493,89 @@ mod tests {
 
     #[test]
     fn gate_defaults_follow_the_versioned_specs() {
-        let [v133, v134, v135] = KubernetesVersion::SUPPORTED;
-        assert!(v133.gate_default(Gate::InPlacePodVerticalScaling));
-        assert!(!v133.gate_default(Gate::PodLevelResources));
-        assert!(v134.gate_default(Gate::PodLevelResources));
-        assert!(!v134.gate_default(Gate::ContainerRestartRules));
-        assert!(v135.gate_default(Gate::ContainerRestartRules));
-        assert!(!v135.gate_default(Gate::DynamicContainers));
-        assert_eq!(
-            v135.gate_spec(Gate::InPlacePodVerticalScaling).unwrap().stage,
-            Stage::Ga
-        );
+        let [v135, v136, v137] = KubernetesVersion::SUPPORTED;
+        assert!(!v135.gate_default(Gate::InPlacePodLevelResourcesVerticalScaling));
+        assert!(v136.gate_default(Gate::InPlacePodLevelResourcesVerticalScaling));
         assert!(
-            v133.gate_spec(Gate::InPlacePodLevelResourcesVerticalScaling)
+            v135.gate_spec(Gate::InPlacePodVerticalScalingInitContainers)
                 .is_none()
         );
-        assert_eq!(v133.memory_limit_decrease(), MemoryLimitDecrease::Forbid);
-        assert_eq!(v134.memory_limit_decrease(), MemoryLimitDecrease::Allow);
-        assert_eq!(KubernetesVersion::NEWEST, v135);
+        assert_eq!(
+            v137.gate_spec(Gate::InPlacePodVerticalScalingInitContainers)
+                .map(|s| s.stage),
+            Some(Stage::Ga)
+        );
+        assert!(!v136.gate_default(Gate::SELinuxMount) && v137.gate_default(Gate::SELinuxMount));
+        assert!(!v135.gate_default(Gate::DynamicContainers));
+        assert!(v137.gate_default(Gate::SidecarContainers), "removed, always on");
+        assert!(KubernetesVersion::PREVIEW.gate_default(Gate::MutableContainerProbes));
+        assert_eq!(KubernetesVersion::PREVIEW.minor(), 37);
+        assert_eq!(KubernetesVersion::NEWEST, v137);
+        // The unset profile's gates (Gate::ALL) are the newest release's.
+        for (gate, on) in Gate::ALL {
+            assert_eq!(v137.gate_default(gate), on, "{gate}");
+        }
     }
 
     #[test]
-    fn a_gate_whose_dependencies_are_off_is_refused_from_1_35() {
-        let [v133, v134, v135] = KubernetesVersion::SUPPORTED;
+    fn a_gate_whose_dependencies_are_off_is_refused() {
+        let [v135, v136, _] = KubernetesVersion::SUPPORTED;
         let mut gates = super::super::FeatureGates::default();
-        gates.set(Gate::ClusterTrustBundleProjection, true);
+        gates.set(Gate::ClusterTrustBundle, false);
         let e = v135.check_dependencies(&gates).unwrap_err();
         assert_eq!(
             e,
             "featureGates.ClusterTrustBundleProjection: ClusterTrustBundleProjection is enabled, but \
              depends on features that are disabled: [ClusterTrustBundle] (Kubernetes 1.35)"
         );
-        assert!(v134.check_dependencies(&gates).is_ok() && v133.check_dependencies(&gates).is_ok());
         gates.set(Gate::ClusterTrustBundle, true);
-        gates.set(Gate::InPlacePodLevelResourcesVerticalScaling, true);
         gates.set(Gate::PodLevelResources, false);
-        let e = v135.check_dependencies(&gates).unwrap_err();
+        gates.set(Gate::NodeDeclaredFeatures, false);
+        let e = v136.check_dependencies(&gates).unwrap_err();
         assert!(
-            e.ends_with("disabled: [NodeDeclaredFeatures PodLevelResources] (Kubernetes 1.35)"),
+            e.contains("InPlacePodLevelResourcesVerticalScaling is enabled, but depends on features that are disabled: [NodeDeclaredFeatures PodLevelResources] (Kubernetes 1.36)")
+                && e.contains("InPlacePodVerticalScalingInitContainers is enabled, but depends on features that are disabled: [NodeDeclaredFeatures]"),
             "{e}"
         );
         gates.set(Gate::NodeDeclaredFeatures, true);
         gates.set(Gate::PodLevelResources, true);
-        assert!(v135.check_dependencies(&gates).is_ok());
+        assert!(v136.check_dependencies(&gates).is_ok());
     }
 
     #[test]
-    fn absent_and_locked_gates_are_refused_like_kube_apiserver_does() {
-        let [v133, _, v135] = KubernetesVersion::SUPPORTED;
-        let e = v135.check_gate(Gate::DynamicContainers, true).unwrap_err();
+    fn absent_removed_and_locked_gates_are_refused_like_kube_apiserver_does() {
+        let [v135, v136, v137] = KubernetesVersion::SUPPORTED;
+        let e = v137.check_gate(Gate::DynamicContainers, true).unwrap_err();
         assert!(
             e.contains("unrecognized feature gate: DynamicContainers") && e.contains("alpha from 1.38"),
             "{e}"
         );
-        let e = v133.check_gate(Gate::SidecarContainers, false).unwrap_err();
-        assert!(e.contains("locked to true in Kubernetes 1.33"), "{e}");
-        assert!(v133.check_gate(Gate::SidecarContainers, true).is_ok());
         assert!(
-            v133.check_gate(Gate::InPlacePodVerticalScaling, false).is_ok(),
-            "beta in 1.33"
+            KubernetesVersion::PREVIEW
+                .check_gate(Gate::DynamicContainers, false)
+                .is_ok()
+        );
+        let e = v136.check_gate(Gate::SidecarContainers, false).unwrap_err();
+        assert!(e.contains("locked to true in Kubernetes 1.36"), "{e}");
+        let e = v137.check_gate(Gate::SidecarContainers, true).unwrap_err();
+        assert!(
+            e.contains("unrecognized feature gate: SidecarContainers") && e.contains("removed"),
+            "{e}"
         );
         assert!(
-            v135.check_gate(Gate::InPlacePodVerticalScaling, false).is_err(),
-            "GA, locked in 1.35"
+            v136.check_gate(Gate::InPlacePodVerticalScalingInitContainers, false)
+                .is_ok(),
+            "beta in 1.36"
+        );
+        assert!(
+            v137.check_gate(Gate::InPlacePodVerticalScalingInitContainers, false)
+                .is_err(),
+            "GA, locked in 1.37"
+        );
+        assert!(
+            v135.check_gate(Gate::InPlacePodVerticalScalingInitContainers, true)
+                .is_err(),
+            "not in 1.35"
         );
         // Every gate podmut knows has a history entry.
         for (g, _) in Gate::ALL {
@@ -516,14 +585,16 @@ mod tests {
 
     #[test]
     fn deserializes_strings_and_unambiguous_numbers() {
-        let v: KubernetesVersion = serde_json::from_str("\"1.34\"").unwrap();
-        assert_eq!(v.minor(), 34);
-        let v: KubernetesVersion = serde_json::from_str("1.34").unwrap();
-        assert_eq!(v.minor(), 34);
+        let v: KubernetesVersion = serde_json::from_str("\"1.36\"").unwrap();
+        assert_eq!(v.minor(), 36);
+        let v: KubernetesVersion = serde_json::from_str("1.36").unwrap();
+        assert_eq!(v.minor(), 36);
         let e = serde_json::from_str::<KubernetesVersion>("1.3")
             .unwrap_err()
             .to_string();
         assert!(e.contains("quote the version"), "{e}");
-        assert_eq!(serde_json::to_string(&v).unwrap(), "\"1.34\"");
+        assert_eq!(serde_json::to_string(&v).unwrap(), "\"1.36\"");
+        let p: KubernetesVersion = serde_json::from_str("\"preview\"").unwrap();
+        assert_eq!(serde_json::to_string(&p).unwrap(), "\"preview\"");
     }
 }

@@ -5,10 +5,8 @@
 //! Without container restart rules the pod's `restartPolicy` decides (`Always`: any container may
 //! restart; `OnFailure`: one that failed may; restartable init containers always may). With them
 //! (`AllowContainerRestartPolicyRules`) each container's own rules and policy decide
-//! (`ContainerShouldRestart`, `pkg/api/v1/pod/util.go`). The releases differ
-//! ([`crate::settings::KubernetesVersion::restart_rules_ratchet`]): 1.34 applies the rules to
-//! regular containers only, with the `ContainerRestartRules` gate; 1.35 to init containers too, and
-//! also when the old Pod already uses them.
+//! (`ContainerShouldRestart`, `pkg/api/v1/pod/util.go`), for init containers too, with the
+//! `ContainerRestartRules` gate or when the old Pod already uses them.
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, PodSpec};
 
@@ -46,20 +44,11 @@ pub(super) struct Transitions<'a> {
 impl<'a> Transitions<'a> {
     /// The transitions of a status update of a Pod whose stored spec is `old_spec`.
     pub(super) fn new(old_spec: &'a PodSpec, settings: &Settings) -> Self {
-        let gate = settings.gate(Gate::ContainerRestartRules);
-        if settings.version().restart_rules_ratchet() {
-            let rules = gate || restart_rules_in_use(old_spec);
-            Self {
-                spec: old_spec,
-                rules,
-                rules_for_init: rules,
-            }
-        } else {
-            Self {
-                spec: old_spec,
-                rules: gate,
-                rules_for_init: false,
-            }
+        let rules = settings.gate(Gate::ContainerRestartRules) || restart_rules_in_use(old_spec);
+        Self {
+            spec: old_spec,
+            rules,
+            rules_for_init: rules,
         }
     }
 
