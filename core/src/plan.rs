@@ -102,12 +102,16 @@ pub(crate) const DENIED: &str = "the API server denies the change: nothing reach
 
 /// Build the plan.
 pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
-    let settings = Settings::parse(input.settings)?.for_subresource(input.sub).into_owned();
+    let settings = Settings::parse(input.settings)?
+        .for_subresource(input.sub)
+        .into_owned();
     let mut settings_value = settings_value(input.settings)?;
     if settings.gate(Gate::DynamicContainers) && input.sub == Subresource::Dynamic {
         // pods/dynamic implies its gate (Settings::for_subresource): every section sees it on.
         if let Some(doc) = settings_value.as_object_mut() {
-            let gates = doc.entry("featureGates").or_insert_with(|| Value::Object(Map::new()));
+            let gates = doc
+                .entry("featureGates")
+                .or_insert_with(|| Value::Object(Map::new()));
             if let Some(gates) = gates.as_object_mut() {
                 gates.insert(Gate::DynamicContainers.name().into(), Value::Bool(true));
             }

@@ -275,9 +275,10 @@ pub enum Enforcement {
 pub struct Settings {
     /// The cluster's Kubernetes release: its feature-gate defaults and version-dependent rules
     /// (`memoryLimitDecrease`). Explicit `featureGates` and settings still win. Unset: the newest
-    /// supported release, whose gates are checked as it checks them, except that the KEP-5972 and
-    /// KEP-6318 gates may be turned on (and `pods/dynamic` turns `DynamicContainers` on unless
-    /// `featureGates` names it). `preview`: the newest release with both on.
+    /// supported release's gate defaults; any known gate may be set, the KEP-5972 and KEP-6318
+    /// gates included (and `pods/dynamic` turns `DynamicContainers` on unless `featureGates` names
+    /// it). A named release checks gates as its kube-apiserver does. `preview`: the newest release
+    /// with both KEP gates on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kubernetes_version: Option<KubernetesVersion>,
     /// Feature gates (`{"DynamicContainers": true, ...}`); unnamed gates keep their defaults.
@@ -377,8 +378,9 @@ impl Settings {
     }
 
     /// Take the release's defaults for every gate and knob the document does not set, and refuse
-    /// gates the release does not have or has locked. `None`: the newest release, whose checks
-    /// let the preview gates be turned on.
+    /// gates the release does not have or has locked. `None`: the newest release's defaults, and
+    /// any known gate may be set (the preview gates, or an older release's choice podmut has no
+    /// profile for).
     fn apply_version(
         &mut self,
         version: Option<KubernetesVersion>,
@@ -394,7 +396,7 @@ impl Settings {
         let release = version.unwrap_or(KubernetesVersion::NEWEST);
         for (gate, _) in Gate::ALL {
             match named(gate) {
-                Some(_) if version.is_none() && KubernetesVersion::PREVIEW_GATES.contains(&gate) => {}
+                Some(_) if version.is_none() => {}
                 Some(on) => release
                     .check_gate(gate, on)
                     .map_err(|e| format!("featureGates.{gate}: {e}"))?,
@@ -402,7 +404,9 @@ impl Settings {
             }
         }
         let version = release;
-        version.check_dependencies(&self.feature_gates)?;
+        if self.kubernetes_version.is_some() {
+            version.check_dependencies(&self.feature_gates)?;
+        }
         if doc.get("memoryLimitDecrease").is_none() {
             self.memory_limit_decrease = version.memory_limit_decrease();
         }
@@ -535,7 +539,7 @@ mod tests {
     }
 
     #[test]
-    fn the_unset_version_is_the_newest_and_allows_the_preview_gates() {
+    fn the_unset_version_is_the_newest_and_allows_any_gate() {
         let unset = Settings::parse("").unwrap();
         let newest = KubernetesVersion::NEWEST;
         for (gate, _) in Gate::ALL {
@@ -545,10 +549,15 @@ mod tests {
         let s =
             Settings::parse("featureGates: {MutableContainerProbes: true, DynamicContainers: true}").unwrap();
         assert!(s.gate(Gate::MutableContainerProbes) && s.gate(Gate::DynamicContainers));
-        let e = Settings::parse("featureGates: {SidecarContainers: false}")
+        let s = Settings::parse("featureGates: {SidecarContainers: false}").unwrap();
+        assert!(
+            !s.gate(Gate::SidecarContainers),
+            "no release named: any known gate may be set"
+        );
+        let e = Settings::parse("kubernetesVersion: '1.37'\nfeatureGates: {SidecarContainers: false}")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("removed"), "the newest release's checks apply: {e}");
+        assert!(e.contains("removed"), "a named release checks its gates: {e}");
     }
 
     #[test]

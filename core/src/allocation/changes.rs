@@ -294,6 +294,10 @@ mod tests {
         .unwrap();
         let v135 = Settings::parse("kubernetesVersion: '1.35'").unwrap();
         assert!(diff(&a, &d, &v135).changes.is_empty());
-        assert_eq!(diff(&a, &d, &Settings::preview()).changes.len(), 1, "on from 1.36");
+        assert_eq!(
+            diff(&a, &d, &Settings::preview()).changes.len(),
+            1,
+            "on from 1.36"
+        );
     }
 }

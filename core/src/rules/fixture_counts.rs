@@ -110,7 +110,7 @@ pub(super) static COUNTS: &[(&str, u32)] = &[
     ("resize/gate-disabled", 1),
     ("resize/init-immutable", 1),
     ("resize/limits-removed", 7),
-    ("resize/memory-limit-decrease", 5),
+    ("resize/memory-limit-decrease", 4),
     ("resize/node-support", 1),
     ("resize/only-cpu-memory", 6),
     ("resize/pod-level-only-cpu-memory", 1),
