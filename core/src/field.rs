@@ -549,6 +549,19 @@ pub(crate) fn aggregate_message(errs: &[FieldError]) -> String {
     }
 }
 
+/// Keep the first of identical errors (same rendered text), as `ErrorList.ToAggregate` does.
+pub(crate) fn dedup_as_aggregate(errs: &mut ErrorList) {
+    let mut seen: Vec<String> = Vec::with_capacity(errs.len());
+    errs.retain(|e| {
+        let msg = e.to_string();
+        let fresh = !seen.contains(&msg);
+        if fresh {
+            seen.push(msg);
+        }
+        fresh
+    });
+}
+
 /// The API server's `StatusError` message for an invalid object (`apierrors.NewInvalid`):
 /// `Pod "name" is invalid: <aggregate>`.
 pub(crate) fn invalid_message(kind: &str, name: &str, errs: &[FieldError]) -> String {

@@ -40,7 +40,7 @@ use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::pod::resize::{
-    PodLevelOrigins, ResizeOrigins, drop_cpu_memory_resources, drop_pod_level_cpu_memory,
+    PodLevelOrigins, ResizeOrigins, drop_cpu_memory_resources_keeping, drop_pod_level_cpu_memory,
     node_supports_resize, pod_level_resize_enabled, pod_level_resources_present, qos_change_error,
     validate_container_resize, validate_pod_level_resize,
 };
@@ -105,7 +105,7 @@ pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> 
     }
     let sidecars = settings.gate(Gate::SidecarContainers);
     errs.extend(removals(&ns, &os, sidecars, settings));
-    only_cpu_memory_mutable(&ns, &os, sidecars, pod_level_resize_enabled(settings), errs)
+    only_cpu_memory_mutable(&ns, &os, sidecars, settings, errs)
 }
 
 /// A whole-Pod refusal: `Forbidden []`.
@@ -187,9 +187,10 @@ fn removals(ns: &PodSpec, os: &PodSpec, sidecars: bool, settings: &Settings) -> 
             &RESIZE_ORIGINS,
         )
     };
+    let init_resize = settings.gate(Gate::InPlacePodVerticalScalingInitContainers);
     if sidecars {
         for (ix, (oc, nc)) in init_containers(os).iter().zip(init_containers(ns)).enumerate() {
-            if is_restartable_init(oc) {
+            if is_restartable_init(oc) || init_resize {
                 errs.extend(check(nc, oc, spec_path.child("initContainers").index(ix)));
             }
         }
@@ -206,17 +207,19 @@ fn only_cpu_memory_mutable(
     ns: &PodSpec,
     os: &PodSpec,
     sidecars: bool,
-    pod_level: bool,
+    settings: &Settings,
     mut errs: ErrorList,
 ) -> ErrorList {
     let spec_path = Path::new("spec");
+    let release = crate::gojson::release_of(settings.kubernetes_version);
+    let keep_claims = release >= 37;
     let forbid = |errs: &mut ErrorList, detail: &str, origin: &'static str| {
         errs.push(FieldError::forbidden(&spec_path, detail).with_origin(origin));
     };
     let mut munged = ns.clone();
     for (ix, c) in munged.containers.iter_mut().enumerate() {
         let Some(oc) = os.containers.get(ix) else { continue };
-        *c = drop_cpu_memory_resources(c, oc);
+        *c = drop_cpu_memory_resources_keeping(c, oc, keep_claims);
         if !containers_eq(c, oc) {
             forbid(
                 &mut errs,
@@ -227,18 +230,43 @@ fn only_cpu_memory_mutable(
     }
     if sidecars {
         let old_init = init_containers(os);
+        let init_resize = settings.gate(Gate::InPlacePodVerticalScalingInitContainers);
         for (ix, c) in munged.init_containers.iter_mut().flatten().enumerate() {
             let Some(oc) = old_init.get(ix) else { continue };
-            if is_restartable_init(c) {
-                *c = drop_cpu_memory_resources(c, oc);
-                if !containers_eq(c, oc) {
+            let restartable = is_restartable_init(c);
+            let modified = !containers_eq(c, oc);
+            if restartable || init_resize {
+                *c = drop_cpu_memory_resources_keeping(c, oc, keep_claims);
+                let at = spec_path.child("initContainers").index(ix);
+                if !containers_eq(c, oc) && release >= 36 {
+                    errs.push(
+                        FieldError::forbidden(
+                            &at,
+                            "only cpu and memory resources for init or sidecar containers are mutable",
+                        )
+                        .with_origin("resize/sidecar-only-cpu-memory"),
+                    );
+                } else if !containers_eq(c, oc) {
                     forbid(
                         &mut errs,
                         "only cpu and memory resources for sidecar containers are mutable",
                         "resize/sidecar-only-cpu-memory",
                     );
                 }
-            } else if !containers_eq(c, oc) {
+                if modified && !restartable {
+                    for policy in c.resize_policy.iter().flatten() {
+                        if policy.restart_policy == "RestartContainer" {
+                            errs.push(
+                                FieldError::forbidden(
+                                    &at,
+                                    "non-sidecar init containers with a resize policy of RestartContainer cannot be resized",
+                                )
+                                .with_origin("resize/init-restart-container"),
+                            );
+                        }
+                    }
+                }
+            } else if modified {
                 forbid(
                     &mut errs,
                     "resources for non-sidecar init containers are immutable",
@@ -247,7 +275,7 @@ fn only_cpu_memory_mutable(
             }
         }
     }
-    if pod_level {
+    if pod_level_resize_enabled(settings) {
         munged.resources = drop_pod_level_cpu_memory(ns.resources.as_ref(), os.resources.as_ref());
     }
     if errs.is_empty() && !specs_eq(&munged, os) {

@@ -352,13 +352,14 @@ fn keep_stored_metadata(pod: &mut Pod, old: &Pod) {
 /// `validateCommonFields`: every update's metadata is validated by the registry before the
 /// strategy validates it again (`ValidateObjectMetaAccessor` with path-segment names, then
 /// `ValidateObjectMetaAccessorUpdate`), so the API server reports such errors more than once.
-pub(crate) fn validate_common_fields(new: &Pod, old: &Pod) -> ErrorList {
+pub(crate) fn validate_common_fields(new: &Pod, old: &Pod, release: u8) -> ErrorList {
     let path = Path::new("metadata");
-    let mut errs = validate_object_meta_accessor(&new.metadata, &path);
+    let mut errs = validate_object_meta_accessor(&new.metadata, &path, release);
     errs.extend(validate_object_meta_accessor_update(
         &new.metadata,
         &old.metadata,
         &path,
+        release,
     ));
     errs
 }

@@ -209,6 +209,12 @@ static RULES: &[Rule] = &[
         text: "a non-sidecar init container may not set resizePolicy",
     },
     Rule {
+        origin: "container/init-resize-policy-restart-container",
+        paths: SPEC,
+        source: "pkg/apis/core/validation.validateInitContainers (1.36)",
+        text: "a non-sidecar init container may not have a RestartContainer resize policy, unless the stored Pod already has one",
+    },
+    Rule {
         origin: "container/init-restart-policy",
         paths: SPEC,
         source: "pkg/apis/core/validation.validateInitContainerRestartPolicy",
@@ -777,6 +783,12 @@ static RULES: &[Rule] = &[
         paths: RESIZE,
         source: "pkg/apis/core/validation.ValidatePodResize",
         text: "a non-sidecar init container's resources may not be resized",
+    },
+    Rule {
+        origin: "resize/init-restart-container",
+        paths: RESIZE,
+        source: "pkg/apis/core/validation.ValidatePodResize (1.36)",
+        text: "a non-sidecar init container with a RestartContainer resize policy cannot be resized",
     },
     Rule {
         origin: "resize/limits-removed",

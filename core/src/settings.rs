@@ -66,16 +66,19 @@ pub enum Gate {
     /// Nodes declare the features they support (alpha in 1.35). podmut judges no rule by it; it is
     /// here because `InPlacePodLevelResourcesVerticalScaling` depends on it.
     NodeDeclaredFeatures,
-    /// The `ClusterTrustBundle` API (beta, off). podmut judges no rule by it; it is here because
+    /// The `ClusterTrustBundle` API (GA from 1.37). podmut judges no rule by it; it is here because
     /// `ClusterTrustBundleProjection` depends on it.
     ClusterTrustBundle,
+    /// The `RestartAllContainers` restart-rule action and restart rules on sidecars (alpha in
+    /// 1.35, beta and on from 1.36); off: only when the old Pod already uses them.
+    RestartAllContainersOnContainerExits,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]).
     /// The KEP gates podmut exists for (`DynamicContainers`, `MutableContainerProbes`) are off as in
     /// every released server; the `preview` profile turns them on.
-    pub const ALL: [(Gate, bool); 21] = [
+    pub const ALL: [(Gate, bool); 22] = [
         (Gate::DynamicContainers, false),
         (Gate::MutableContainerProbes, false),
         (Gate::InPlacePodVerticalScaling, true),
@@ -97,6 +100,7 @@ impl Gate {
         (Gate::PodObservedGenerationTracking, true),
         (Gate::NodeDeclaredFeatures, true),
         (Gate::ClusterTrustBundle, true),
+        (Gate::RestartAllContainersOnContainerExits, true),
     ];
 
     /// The upstream gate name.
@@ -123,6 +127,7 @@ impl Gate {
             Gate::PodObservedGenerationTracking => "PodObservedGenerationTracking",
             Gate::NodeDeclaredFeatures => "NodeDeclaredFeatures",
             Gate::ClusterTrustBundle => "ClusterTrustBundle",
+            Gate::RestartAllContainersOnContainerExits => "RestartAllContainersOnContainerExits",
         }
     }
 
@@ -411,12 +416,6 @@ impl Settings {
             self.memory_limit_decrease = version.memory_limit_decrease();
         }
         Ok(())
-    }
-
-    /// The release whose version-dependent rules apply: `kubernetesVersion`, else the newest
-    /// supported one.
-    pub(crate) fn version(&self) -> KubernetesVersion {
-        self.kubernetes_version.unwrap_or(KubernetesVersion::NEWEST)
     }
 
     /// The `preview` profile: the newest release with the KEP-5972 and KEP-6318 gates on.

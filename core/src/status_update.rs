@@ -75,10 +75,11 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
     errs.extend(validate_resource_claim_statuses(
         new,
         &status.child("resourceClaimStatuses"),
+        opts.release,
     ));
     errs.extend(validate_pod_ips(ns, os));
     errs.extend(validate_host_ips(ns, os));
-    errs.extend(container_status_rules(new, ns, &status));
+    errs.extend(container_status_rules(new, ns, &status, opts.release));
     errs
 }
 
@@ -171,7 +172,7 @@ fn state_transitions(ns: &PodStatus, os: &PodStatus, old_spec: &PodSpec, setting
 }
 
 /// The users and allocated resources of every container status list.
-fn container_status_rules(new: &Pod, ns: &PodStatus, status: &Path) -> ErrorList {
+fn container_status_rules(new: &Pod, ns: &PodStatus, status: &Path, release: u8) -> ErrorList {
     let empty = Vec::new();
     let new_spec = spec_of(new);
     let windows = is_windows(new);
@@ -185,6 +186,7 @@ fn container_status_rules(new: &Pod, ns: &PodStatus, status: &Path) -> ErrorList
             list.as_ref().unwrap_or(&empty),
             &status.child(field),
             windows,
+            release,
         ));
     }
     errs.extend(validate_allocated_resources_status(
@@ -219,7 +221,8 @@ fn container_status_rules(new: &Pod, ns: &PodStatus, status: &Path) -> ErrorList
 }
 
 /// `validatePodResourceClaimStatuses`.
-fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
+/// From 1.36 a claim name that is no DNS subdomain is reported at `.resourceClaimName`.
+fn validate_resource_claim_statuses(pod: &Pod, path: &Path, release: u8) -> ErrorList {
     let mut errs = ErrorList::new();
     let spec = spec_of(pod);
     let claims: BTreeSet<&str> =
@@ -249,9 +252,15 @@ fn validate_resource_claim_statuses(pod: &Pod, path: &Path) -> ErrorList {
             );
         }
         if let Some(claim) = s.resource_claim_name.as_deref() {
+            let claim_path = if release >= 36 {
+                path.index(i).child("resourceClaimName")
+            } else {
+                name_path.clone()
+            };
             for msg in is_dns1123_subdomain(claim) {
                 errs.push(
-                    FieldError::invalid(&name_path, claim, msg).with_origin("status/resource-claim-statuses"),
+                    FieldError::invalid(&claim_path, claim, msg)
+                        .with_origin("status/resource-claim-statuses"),
                 );
             }
         }
@@ -423,9 +432,16 @@ pub(crate) fn warnings_on_update(pod: &Pod) -> Vec<String> {
 }
 
 const MAX_ID: i64 = 2_147_483_647;
+/// The largest container status uid from 1.37 (`math.MaxUint32`).
+const MAX_UID_37: i64 = 4_294_967_295;
 
 /// `validateContainerStatusUsers`.
-fn validate_container_status_users(statuses: &[ContainerStatus], path: &Path, windows: bool) -> ErrorList {
+fn validate_container_status_users(
+    statuses: &[ContainerStatus],
+    path: &Path,
+    windows: bool,
+    release: u8,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, s) in statuses.iter().enumerate() {
         let Some(user) = s.user.as_ref() else { continue };
@@ -443,10 +459,15 @@ fn validate_container_status_users(statuses: &[ContainerStatus], path: &Path, wi
             continue;
         };
         let range = format!("must be between 0 and {MAX_ID}, inclusive");
-        if !(0..=MAX_ID).contains(&linux.uid) {
+        let max_uid = if release >= 37 { MAX_UID_37 } else { MAX_ID };
+        if !(0..=max_uid).contains(&linux.uid) {
             errs.push(
-                FieldError::invalid(&linux_path.child("uid"), linux.uid, range.as_str())
-                    .with_origin("status/container-user"),
+                FieldError::invalid(
+                    &linux_path.child("uid"),
+                    linux.uid,
+                    format!("must be between 0 and {max_uid}, inclusive"),
+                )
+                .with_origin("status/container-user"),
             );
         }
         if !(0..=MAX_ID).contains(&linux.gid) {

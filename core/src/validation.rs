@@ -191,10 +191,13 @@ pub(crate) fn check_arrived(
         }
         (Some(old), sub) => validate_update_on(sub, &new, old, settings, request),
     };
-    crate::field::resolve_go_values(
-        &mut errors,
-        crate::gojson::release_of(settings.kubernetes_version),
-    );
+    let release = crate::gojson::release_of(settings.kubernetes_version);
+    crate::field::resolve_go_values(&mut errors, release);
+    if release >= 37 {
+        // Declarative validation (on for Pods from 1.37) filters the hand-written errors through
+        // `ErrorList.Filter`, which goes through `ToAggregate`: identical errors are kept once.
+        crate::field::dedup_as_aggregate(&mut errors);
+    }
     Ok(Verdict::from_errors(
         crate::podutil::pod_name(&new),
         errors,
@@ -240,7 +243,11 @@ fn validate_update_on(
 ) -> (ErrorList, Vec<String>) {
     let common = |pod: &Pod| {
         if request {
-            crate::rest::validate_common_fields(pod, old)
+            crate::rest::validate_common_fields(
+                pod,
+                old,
+                crate::gojson::release_of(settings.kubernetes_version),
+            )
         } else {
             ErrorList::new()
         }

@@ -611,6 +611,7 @@ pub(crate) fn validate_container_common(c: &Container, ctx: &ContainerContext<'_
         items(&c.resize_policy),
         &path.child("resizePolicy"),
         ctx.pod_restart_policy,
+        ctx.opts.release,
     ));
     errs.extend(validate_security_context(
         c.security_context.as_ref(),
@@ -759,6 +760,23 @@ pub(crate) fn validate_init_containers(
                 )
                 .with_origin("container/init-resize-policy"),
             );
+        }
+        if !restart_always
+            && ctx.opts.release >= 36
+            && !ctx.opts.allow_existing_restart_container_for_non_sidecar_init
+        {
+            for (j, policy) in items(&c.resize_policy).iter().enumerate() {
+                if policy.restart_policy == "RestartContainer" {
+                    errs.push(
+                        FieldError::invalid(
+                            &p.child("resizePolicy").index(j).child("restartPolicy"),
+                            policy.restart_policy.as_str(),
+                            "must not be set to 'RestartContainer' for non-sidecar initContainers",
+                        )
+                        .with_origin("container/init-resize-policy-restart-container"),
+                    );
+                }
+            }
         }
     }
     errs

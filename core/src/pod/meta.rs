@@ -27,19 +27,24 @@ pub(crate) const IS_NEGATIVE: &str = "must be greater than or equal to 0";
 /// (`EnsureObjectNamespaceMatchesRequestNamespace`) and an empty name with a `generateName` is
 /// generated, so neither is reported as missing. Without it (upstream's unit tests) both are
 /// `Required`.
-pub(crate) fn validate_pod_object_meta(meta: &ObjectMeta, path: &Path, filled_by_request: bool) -> ErrorList {
+pub(crate) fn validate_pod_object_meta(
+    meta: &ObjectMeta,
+    path: &Path,
+    filled_by_request: bool,
+    release: u8,
+) -> ErrorList {
     let mut errs = validate_names(meta, path, filled_by_request, NameRule::Pod);
     errs.extend(namespace_and_generation(meta, path, filled_by_request));
-    errs.extend(common_meta(meta, path, true));
+    errs.extend(common_meta(meta, path, true, release));
     errs
 }
 
 /// `ValidateObjectMetaAccessor(meta, true, path.ValidatePathSegmentName, path)`: what the registry
 /// requires of every object's metadata (on an update, before the strategy validates the Pod's).
-pub(crate) fn validate_object_meta_accessor(meta: &ObjectMeta, path: &Path) -> ErrorList {
+pub(crate) fn validate_object_meta_accessor(meta: &ObjectMeta, path: &Path, release: u8) -> ErrorList {
     let mut errs = validate_names(meta, path, false, NameRule::PathSegment);
     errs.extend(namespace_and_generation(meta, path, false));
-    errs.extend(common_meta(meta, path, false));
+    errs.extend(common_meta(meta, path, false, release));
     errs
 }
 
@@ -132,7 +137,7 @@ fn namespace_and_generation(meta: &ObjectMeta, path: &Path, filled_by_request: b
 
 /// Labels, annotations, owner references, finalizers and managed fields: the checks create and
 /// update share; `kube_finalizers` adds the core wrapper's finalizer-name check.
-fn common_meta(meta: &ObjectMeta, path: &Path, kube_finalizers: bool) -> ErrorList {
+fn common_meta(meta: &ObjectMeta, path: &Path, kube_finalizers: bool, release: u8) -> ErrorList {
     let mut errs = names::validate_labels(meta.labels.as_ref(), &path.child("labels"));
     errs.extend(names::validate_annotations(
         meta.annotations.as_ref(),
@@ -141,6 +146,7 @@ fn common_meta(meta: &ObjectMeta, path: &Path, kube_finalizers: bool) -> ErrorLi
     errs.extend(validate_owner_references(
         meta.owner_references.as_deref().unwrap_or(&[]),
         &path.child("ownerReferences"),
+        release,
     ));
     errs.extend(validate_finalizers(
         meta.finalizers.as_deref().unwrap_or(&[]),
@@ -150,52 +156,57 @@ fn common_meta(meta: &ObjectMeta, path: &Path, kube_finalizers: bool) -> ErrorLi
     errs.extend(validate_managed_fields(
         meta.managed_fields.as_deref().unwrap_or(&[]),
         &path.child("managedFields"),
+        release,
     ));
     errs
 }
 
-/// `ValidateOwnerReferences`.
-fn validate_owner_references(refs: &[OwnerReference], path: &Path) -> ErrorList {
+/// `ValidateOwnerReferences`; from 1.37 (apimachinery v0.37) each reference is reported at its
+/// index, an empty field is `Required`, and an `apiVersion` that is not `<group>/<version>` or
+/// `<version>` is `Invalid`.
+fn validate_owner_references(refs: &[OwnerReference], path: &Path, release: u8) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut first_controller: Option<String> = None;
-    for r in refs {
+    for (i, r) in refs.iter().enumerate() {
+        if release >= 37 {
+            errs.extend(owner_reference_fields(r, &path.index(i)));
+        }
         let version = match r.api_version.split_once('/') {
             Some((_, v)) => v,
             None => r.api_version.as_str(),
         };
         let group = r.api_version.split_once('/').map_or("", |(g, _)| g);
-        if version.is_empty() {
+        let at = &if release >= 37 {
+            path.index(i)
+        } else {
+            path.clone()
+        };
+        if release >= 37 {
+            // reported by owner_reference_fields
+        } else if version.is_empty() {
             errs.push(
                 FieldError::invalid(
-                    &path.child("apiVersion"),
+                    &at.child("apiVersion"),
                     r.api_version.as_str(),
                     "version must not be empty",
                 )
                 .with_origin("meta/owner-reference"),
             );
         }
-        if r.kind.is_empty() {
-            errs.push(
-                FieldError::invalid(&path.child("kind"), r.kind.as_str(), "must not be empty")
-                    .with_origin("meta/owner-reference"),
-            );
-        }
-        if r.name.is_empty() {
-            errs.push(
-                FieldError::invalid(&path.child("name"), r.name.as_str(), "must not be empty")
-                    .with_origin("meta/owner-reference"),
-            );
-        }
-        if r.uid.is_empty() {
-            errs.push(
-                FieldError::invalid(&path.child("uid"), r.uid.as_str(), "must not be empty")
-                    .with_origin("meta/owner-reference"),
-            );
+        if release < 37 {
+            for (field, value) in [("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
+                if value.is_empty() {
+                    errs.push(
+                        FieldError::invalid(&at.child(field), value.as_str(), "must not be empty")
+                            .with_origin("meta/owner-reference"),
+                    );
+                }
+            }
         }
         if group.is_empty() && version == "v1" && r.kind == "Event" {
             errs.push(
                 FieldError::invalid(
-                    path,
+                    at,
                     BadValue::go(r, &crate::gojson::layout::STRUCT_V1_OWNER_REFERENCE),
                     "/v1, Kind=Event is disallowed from being an owner",
                 )
@@ -217,6 +228,37 @@ fn validate_owner_references(refs: &[OwnerReference], path: &Path) -> ErrorList 
                 ),
                 None => first_controller = Some(current),
             }
+        }
+    }
+    errs
+}
+
+/// apimachinery v0.37's `validateOwnerReference` field checks: `Required` for an empty field, and
+/// an `apiVersion` that `schema.ParseGroupVersion` refuses or that has no version.
+fn owner_reference_fields(r: &OwnerReference, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let origin = "meta/owner-reference";
+    let av = r.api_version.as_str();
+    let parsed_version = match av.split('/').collect::<Vec<_>>().as_slice() {
+        [v] => Some(*v),
+        [_, v] => Some(*v),
+        _ => None,
+    };
+    if av.is_empty() {
+        errs.push(FieldError::required(&path.child("apiVersion"), "must not be empty").with_origin(origin));
+    } else if parsed_version.is_none_or(str::is_empty) {
+        errs.push(
+            FieldError::invalid(
+                &path.child("apiVersion"),
+                av,
+                "must be <group>/<version> or <version>",
+            )
+            .with_origin(origin),
+        );
+    }
+    for (field, value) in [("kind", &r.kind), ("name", &r.name), ("uid", &r.uid)] {
+        if value.is_empty() {
+            errs.push(FieldError::required(&path.child(field), "must not be empty").with_origin(origin));
         }
     }
     errs
@@ -269,12 +311,22 @@ fn validate_kube_finalizer_names(finalizers: &[String], path: &Path) -> ErrorLis
 }
 
 /// `ValidateManagedFields`.
-fn validate_managed_fields(entries: &[ManagedFieldsEntry], path: &Path) -> ErrorList {
+fn validate_managed_fields(entries: &[ManagedFieldsEntry], path: &Path, release: u8) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, e) in entries.iter().enumerate() {
         let p = path.index(i);
         let operation = opt_str(&e.operation);
-        if operation != "Apply" && operation != "Update" {
+        if release >= 37 && operation.is_empty() {
+            errs.push(
+                FieldError::required(&p.child("operation"), "must not be empty")
+                    .with_origin("meta/managed-fields"),
+            );
+        } else if release >= 37 && operation != "Apply" && operation != "Update" {
+            errs.push(
+                FieldError::not_supported(&p.child("operation"), operation, &["Apply", "Update"])
+                    .with_origin("meta/managed-fields"),
+            );
+        } else if operation != "Apply" && operation != "Update" {
             errs.push(
                 FieldError::invalid(&p.child("operation"), operation, "must be `Apply` or `Update`")
                     .with_origin("meta/managed-fields"),
@@ -353,7 +405,7 @@ pub(crate) fn validate_object_meta_update(
     path: &Path,
     opts: &PodValidationOptions,
 ) -> ErrorList {
-    let mut errs = accessor_update(new, old, path, opts.request_fills_metadata);
+    let mut errs = accessor_update(new, old, path, opts.request_fills_metadata, opts.release);
     errs.extend(validate_kube_finalizer_names(
         new.finalizers.as_deref().unwrap_or(&[]),
         &path.child("finalizers"),
@@ -367,12 +419,19 @@ pub(crate) fn validate_object_meta_accessor_update(
     new: &ObjectMeta,
     old: &ObjectMeta,
     path: &Path,
+    release: u8,
 ) -> ErrorList {
-    accessor_update(new, old, path, true)
+    accessor_update(new, old, path, true, release)
 }
 
 /// `ValidateObjectMetaAccessorUpdate`; `rv_filled`: an empty resourceVersion was filled before.
-fn accessor_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path, rv_filled: bool) -> ErrorList {
+fn accessor_update(
+    new: &ObjectMeta,
+    old: &ObjectMeta,
+    path: &Path,
+    rv_filled: bool,
+    release: u8,
+) -> ErrorList {
     let mut errs = ErrorList::new();
     if old.deletion_timestamp.is_some() {
         errs.extend(validate_no_new_finalizers(new, old, path));
@@ -446,10 +505,12 @@ fn accessor_update(new: &ObjectMeta, old: &ObjectMeta, path: &Path, rv_filled: b
     errs.extend(validate_owner_references(
         new.owner_references.as_deref().unwrap_or(&[]),
         &path.child("ownerReferences"),
+        release,
     ));
     errs.extend(validate_managed_fields(
         new.managed_fields.as_deref().unwrap_or(&[]),
         &path.child("managedFields"),
+        release,
     ));
     errs
 }
@@ -518,7 +579,7 @@ mod tests {
             ),
         ];
         for (name, yaml, want) in cases {
-            let got = validate_pod_object_meta(&meta(yaml), &p, false);
+            let got = validate_pod_object_meta(&meta(yaml), &p, false, 35);
             let want = wanted(want);
             assert_eq!(summary(&got), want, "{name}");
         }
@@ -527,9 +588,9 @@ mod tests {
     #[test]
     fn request_fills_namespace_and_generated_name() {
         let p = Path::new("metadata");
-        assert!(validate_pod_object_meta(&meta("{generateName: web-}"), &p, true).is_empty());
+        assert!(validate_pod_object_meta(&meta("{generateName: web-}"), &p, true, 35).is_empty());
         assert_eq!(
-            validate_pod_object_meta(&meta("{generateName: web-}"), &p, false).len(),
+            validate_pod_object_meta(&meta("{generateName: web-}"), &p, false, 35).len(),
             2
         );
     }

@@ -66,8 +66,8 @@ pub(crate) struct PodValidationOptions {
     /// `AllowContainerRestartPolicyRules`: gate `ContainerRestartRules`, or the old Pod already
     /// uses container restart policies or rules (`containerRestartRulesInUse`).
     pub(crate) allow_container_restart_policy_rules: bool,
-    /// `AllowRestartAllContainers`: gate `RestartAllContainersOnContainerExits` (alpha, off, not
-    /// modelled) or the old Pod already uses the `RestartAllContainers` action or rules on a
+    /// `AllowRestartAllContainers`: gate `RestartAllContainersOnContainerExits` (beta, on from
+    /// 1.36) or the old Pod already uses the `RestartAllContainers` action or rules on a
     /// restartable init container (`restartAllContainersActionInUse`).
     pub(crate) allow_restart_all_containers: bool,
     /// podmut: the cluster's `AllowPrivileged` capability (`--allow-privileged`).
@@ -75,6 +75,11 @@ pub(crate) struct PodValidationOptions {
     /// podmut: gate `SidecarContainers` (locked on upstream since 1.33), or the old Pod already
     /// has restartable init containers.
     pub(crate) sidecar_containers_enabled: bool,
+    /// `AllowExistingRestartContainerForNonSidecarInitContainer` (1.36): a non-sidecar init
+    /// container of the old Pod already has a `RestartContainer` resize policy.
+    pub(crate) allow_existing_restart_container_for_non_sidecar_init: bool,
+    /// podmut: the release whose rules apply (its minor version, `37` for 1.37).
+    pub(crate) release: u8,
     /// podmut: the API server's request handling filled the metadata before validation
     /// (`applyDefaults`): the namespace from the request, a generated name, an unconditional
     /// update's resourceVersion.
@@ -123,11 +128,21 @@ impl PodValidationOptions {
                 .is_some_and(|s| s.host_network == Some(true) && s.host_users == Some(false)),
             allow_container_restart_policy_rules: gate(Gate::ContainerRestartRules)
                 || old_spec.is_some_and(container_restart_rules_in_use),
-            allow_restart_all_containers: old_spec.is_some_and(restart_all_containers_action_in_use),
+            allow_restart_all_containers: gate(Gate::RestartAllContainersOnContainerExits)
+                || old_spec.is_some_and(restart_all_containers_action_in_use),
             allow_privileged: settings.allow_privileged,
             sidecar_containers_enabled: gate(Gate::SidecarContainers)
                 || old_spec.is_some_and(|s| init_containers(s).iter().any(is_restartable_init)),
+            allow_existing_restart_container_for_non_sidecar_init: old_spec.is_some_and(|s| {
+                init_containers(s).iter().any(|c| {
+                    !is_restartable_init(c)
+                        && items(&c.resize_policy)
+                            .iter()
+                            .any(|p| p.restart_policy == "RestartContainer")
+                })
+            }),
             request_fills_metadata: settings.apply_defaults,
+            release: crate::gojson::release_of(settings.kubernetes_version),
         }
     }
 }

@@ -187,11 +187,25 @@ fn drop_cpu_memory_updates(new: Option<&ResourceList>, old: Option<&ResourceList
 /// `dropCPUMemoryResourcesFromContainer`: `c` with its cpu and memory requests and limits taken from
 /// `old`. Like upstream it rebuilds the requirements from limits and requests, so claims are dropped.
 pub(crate) fn drop_cpu_memory_resources(c: &Container, old: &Container) -> Container {
+    drop_cpu_memory_resources_keeping(c, old, false)
+}
+
+/// [`drop_cpu_memory_resources`]; `keep_claims`: the container's resource claims stay (1.37), where
+/// up to 1.36 the copy loses them.
+pub(crate) fn drop_cpu_memory_resources_keeping(
+    c: &Container,
+    old: &Container,
+    keep_claims: bool,
+) -> Container {
     let mut m = c.clone();
     m.resources = normalize_requirements(Some(ResourceRequirements {
         limits: drop_cpu_memory_updates(limits(c.resources.as_ref()), limits(old.resources.as_ref())),
         requests: drop_cpu_memory_updates(requests(c.resources.as_ref()), requests(old.resources.as_ref())),
-        claims: None,
+        claims: if keep_claims {
+            c.resources.as_ref().and_then(|r| r.claims.clone())
+        } else {
+            None
+        },
     }));
     m
 }

@@ -459,6 +459,7 @@ pub(crate) fn validate_resize_policy(
     policies: &[ContainerResizePolicy],
     path: &Path,
     pod_restart_policy: &str,
+    release: u8,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut seen = BTreeSet::new();
@@ -480,7 +481,11 @@ pub(crate) fn validate_resize_policy(
                 FieldError::invalid(
                     path,
                     p.restart_policy.as_str(),
-                    "must be 'NotRequired' when `restartPolicy` is 'Never'",
+                    if release >= 36 {
+                        "must be 'NotRequired' when pod `restartPolicy` is 'Never'"
+                    } else {
+                        "must be 'NotRequired' when `restartPolicy` is 'Never'"
+                    },
                 )
                 .with_origin("resources/resize-policy-restart-never"),
             );
@@ -742,7 +747,8 @@ mod tests {
             validate_resize_policy(
                 &pol("[{resourceName: cpu, restartPolicy: NotRequired}]"),
                 &p,
-                "Always"
+                "Always",
+                37
             )
             .is_empty()
         );
@@ -750,6 +756,7 @@ mod tests {
             &pol("[{resourceName: cpu, restartPolicy: RestartNotRequired}]"),
             &p,
             "Always",
+            37,
         );
         assert_eq!(
             (e[0].error_type, e[0].field.to_string()),
@@ -761,6 +768,7 @@ mod tests {
             ),
             &p,
             "Always",
+            37,
         );
         assert_eq!(
             (e[0].error_type, e[0].field.to_string()),
@@ -770,6 +778,7 @@ mod tests {
             &pol("[{resourceName: memory, restartPolicy: RestartContainer}]"),
             &p,
             "Never",
+            37,
         );
         assert_eq!(e[0].origin, "resources/resize-policy-restart-never");
     }

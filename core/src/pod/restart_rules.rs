@@ -102,7 +102,9 @@ fn validate_container_restart_policy(c: &Container, path: &Path, opts: &PodValid
     }
     let rules_path = path.child("restartPolicyRules");
     if rules.len() > MAX_RULES {
-        errs.push(FieldError::too_long(&rules_path, MAX_RULES).with_origin("container/restart-policy-rules"));
+        errs.push(
+            too_many(&rules_path, rules.len(), MAX_RULES, opts).with_origin("container/restart-policy-rules"),
+        );
     }
     for (i, rule) in rules.iter().enumerate() {
         errs.extend(validate_rule(rule, &rules_path.index(i), opts));
@@ -110,16 +112,32 @@ fn validate_container_restart_policy(c: &Container, path: &Path, opts: &PodValid
     errs
 }
 
+/// Too many rules or exit codes: `field.TooLong` in 1.35 ("may not be more than N bytes" as
+/// podmut's `too_long` words it), `field.TooMany` from 1.36.
+fn too_many(path: &Path, actual: usize, max: usize, opts: &PodValidationOptions) -> FieldError {
+    if opts.release >= 36 {
+        FieldError::too_many(path, actual, max)
+    } else {
+        FieldError::too_long(path, max)
+    }
+}
+
 /// One rule: its action (`Restart`, and `RestartAllContainers` with `AllowRestartAllContainers`;
-/// the message lists only `Restart` either way in 1.35) and its `exitCodes`.
+/// the message lists only `Restart` either way in 1.35, the allowed actions from 1.36) and its
+/// `exitCodes`.
 fn validate_rule(rule: &ContainerRestartRule, path: &Path, opts: &PodValidationOptions) -> ErrorList {
     let origin = "container/restart-policy-rules";
     let mut errs = ErrorList::new();
     let allowed = rule.action == "Restart"
         || (opts.allow_restart_all_containers && rule.action == "RestartAllContainers");
     if !allowed {
+        let listed: &[&str] = if opts.release >= 36 && opts.allow_restart_all_containers {
+            &["Restart", "RestartAllContainers"]
+        } else {
+            &["Restart"]
+        };
         errs.push(
-            FieldError::not_supported(&path.child("action"), rule.action.as_str(), &["Restart"])
+            FieldError::not_supported(&path.child("action"), rule.action.as_str(), listed)
                 .with_origin(origin),
         );
     }
@@ -134,8 +152,9 @@ fn validate_rule(rule: &ContainerRestartRule, path: &Path, opts: &PodValidationO
                 .with_origin(origin),
         );
     }
-    if items(&codes.values).len() > MAX_EXIT_CODES {
-        errs.push(FieldError::too_long(&codes_path.child("values"), MAX_EXIT_CODES).with_origin(origin));
+    let values = items(&codes.values).len();
+    if values > MAX_EXIT_CODES {
+        errs.push(too_many(&codes_path.child("values"), values, MAX_EXIT_CODES, opts).with_origin(origin));
     }
     errs
 }

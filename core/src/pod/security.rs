@@ -427,6 +427,24 @@ pub(crate) fn validate_host_sysctl(name: &str, spec: &PodSpec, path: &Path) -> O
 }
 
 /// `validatePodSpecSecurityContext`.
+/// `ShareProcessNamespace and HostPID cannot both be enabled`: inside the Pod security context's
+/// checks (`spec.securityContext.shareProcessNamespace`) up to 1.36, `validateShareProcessNamespace`
+/// right after them (`spec.shareProcessNamespace`) from 1.37.
+pub(crate) fn validate_share_process_namespace(spec: &PodSpec, path: &Path) -> ErrorList {
+    if spec.share_process_namespace == Some(true) && spec.host_pid == Some(true) {
+        vec![
+            FieldError::invalid(
+                path,
+                true,
+                "ShareProcessNamespace and HostPID cannot both be enabled",
+            )
+            .with_origin("security/share-process-namespace"),
+        ]
+    } else {
+        ErrorList::new()
+    }
+}
+
 pub(crate) fn validate_pod_security_context(
     spec: &PodSpec,
     path: &Path,
@@ -448,15 +466,11 @@ pub(crate) fn validate_pod_security_context(
             names::is_valid_group_id(*g),
         ));
     }
-    if spec.share_process_namespace == Some(true) && spec.host_pid == Some(true) {
-        errs.push(
-            FieldError::invalid(
-                &path.child("shareProcessNamespace"),
-                true,
-                "ShareProcessNamespace and HostPID cannot both be enabled",
-            )
-            .with_origin("security/share-process-namespace"),
-        );
+    if opts.release < 37 {
+        errs.extend(validate_share_process_namespace(
+            spec,
+            &path.child("shareProcessNamespace"),
+        ));
     }
     let sysctls = items(&sc.sysctls);
     if !sysctls.is_empty() {
@@ -637,7 +651,7 @@ pub(crate) fn validate_host_users(spec: &PodSpec, path: &Path, opts: &PodValidat
 }
 
 /// `validateOS` and, for a valid OS, `validateLinux` / `validateWindows`.
-pub(crate) fn validate_os(spec: &PodSpec, path: &Path) -> ErrorList {
+pub(crate) fn validate_os(spec: &PodSpec, path: &Path, release: u8) -> ErrorList {
     let Some(os) = &spec.os else {
         return ErrorList::new();
     };
@@ -649,7 +663,7 @@ pub(crate) fn validate_os(spec: &PodSpec, path: &Path) -> ErrorList {
     }
     match os.name.as_str() {
         "linux" => validate_linux(spec, path),
-        "windows" => validate_windows(spec, path),
+        "windows" => validate_windows(spec, path, release),
         other => vec![
             FieldError::not_supported(&os_path, other, &["linux", "windows"]).with_origin("spec/os-name"),
         ],
@@ -683,7 +697,9 @@ fn validate_linux(spec: &PodSpec, path: &Path) -> ErrorList {
     errs
 }
 
-fn validate_windows(spec: &PodSpec, path: &Path) -> ErrorList {
+/// `validateWindows`: up to 1.36 the host fields sit among the security context's, from 1.37 they
+/// follow them.
+fn validate_windows(spec: &PodSpec, path: &Path, release: u8) -> ErrorList {
     let mut errs = ErrorList::new();
     let msg = "cannot be set for a windows pod";
     let forbid = |errs: &mut ErrorList, p: Path| {
@@ -699,14 +715,19 @@ fn validate_windows(spec: &PodSpec, path: &Path) -> ErrorList {
     if sc.se_linux_options.is_some() {
         forbid(&mut errs, sc_path.child("seLinuxOptions"));
     }
-    if spec.host_users.is_some() {
-        forbid(&mut errs, path.child("hostUsers"));
-    }
-    if spec.host_pid == Some(true) {
-        forbid(&mut errs, path.child("hostPID"));
-    }
-    if spec.host_ipc == Some(true) {
-        forbid(&mut errs, path.child("hostIPC"));
+    let hosts = |errs: &mut ErrorList| {
+        if spec.host_users.is_some() {
+            forbid(errs, path.child("hostUsers"));
+        }
+        if spec.host_pid == Some(true) {
+            forbid(errs, path.child("hostPID"));
+        }
+        if spec.host_ipc == Some(true) {
+            forbid(errs, path.child("hostIPC"));
+        }
+    };
+    if release < 37 {
+        hosts(&mut errs);
     }
     if sc.seccomp_profile.is_some() {
         forbid(&mut errs, sc_path.child("seccompProfile"));
@@ -720,7 +741,7 @@ fn validate_windows(spec: &PodSpec, path: &Path) -> ErrorList {
     if !items(&sc.sysctls).is_empty() {
         forbid(&mut errs, sc_path.child("sysctls"));
     }
-    if spec.share_process_namespace.is_some() {
+    if release < 37 && spec.share_process_namespace.is_some() {
         forbid(&mut errs, path.child("shareProcessNamespace"));
     }
     if sc.run_as_user.is_some() {
@@ -737,6 +758,12 @@ fn validate_windows(spec: &PodSpec, path: &Path) -> ErrorList {
     }
     if sc.se_linux_change_policy.is_some() {
         forbid(&mut errs, sc_path.child("seLinuxChangePolicy"));
+    }
+    if release >= 37 {
+        hosts(&mut errs);
+        if spec.share_process_namespace.is_some() {
+            forbid(&mut errs, path.child("shareProcessNamespace"));
+        }
     }
     visit_containers(spec, path, |c, cp| {
         let Some(sc) = &c.security_context else { return };
@@ -836,7 +863,7 @@ mod tests {
             "{os: {name: windows}, securityContext: {seLinuxOptions: {role: r}, runAsUser: 1}, containers: [{name: a, securityContext: {privileged: false}}]}",
         );
         assert_eq!(
-            fields(&validate_os(&s, &p)),
+            fields(&validate_os(&s, &p, 35)),
             vec![
                 (
                     ErrorType::Forbidden,
@@ -853,7 +880,7 @@ mod tests {
             "{os: {name: linux}, securityContext: {windowsOptions: {runAsUserName: u}}, containers: [{name: a}]}",
         );
         assert_eq!(
-            fields(&validate_os(&s, &p)),
+            fields(&validate_os(&s, &p, 35)),
             vec![(
                 ErrorType::Forbidden,
                 "spec.securityContext.windowsOptions".to_owned()
@@ -861,7 +888,7 @@ mod tests {
         );
         let s = spec("{os: {name: plan9}, containers: [{name: a}]}");
         assert_eq!(
-            fields(&validate_os(&s, &p)),
+            fields(&validate_os(&s, &p, 35)),
             vec![(ErrorType::NotSupported, "spec.os".to_owned())]
         );
     }

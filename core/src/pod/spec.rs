@@ -132,6 +132,12 @@ fn validate_spec_policies(spec: &PodSpec, path: &Path, opts: &PodValidationOptio
         &path.child("securityContext"),
         opts,
     ));
+    if opts.release >= 37 {
+        errs.extend(crate::pod::security::validate_share_process_namespace(
+            spec,
+            &path.child("shareProcessNamespace"),
+        ));
+    }
     errs.extend(validate_affinity(
         spec.affinity.as_ref(),
         opts,
@@ -229,7 +235,7 @@ fn validate_spec_fields(spec: &PodSpec, path: &Path, opts: &PodValidationOptions
     if let Some(overhead) = &spec.overhead {
         errs.extend(validate_overhead(overhead, &path.child("overhead"), opts));
     }
-    errs.extend(validate_os(spec, path));
+    errs.extend(validate_os(spec, path, opts.release));
     errs
 }
 
@@ -240,7 +246,12 @@ pub(crate) fn validate_pod_metadata_and_spec(pod: &Pod, opts: &PodValidationOpti
     let meta_path = Path::new("metadata");
     let spec_path = Path::new("spec");
     let spec = spec_of(pod);
-    let mut errs = validate_pod_object_meta(&pod.metadata, &meta_path, opts.request_fills_metadata);
+    let mut errs = validate_pod_object_meta(
+        &pod.metadata,
+        &meta_path,
+        opts.request_fills_metadata,
+        opts.release,
+    );
     errs.extend(validate_pod_specific_annotations(
         pod.metadata.annotations.as_ref(),
         &spec,

@@ -70,7 +70,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 22] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -216,6 +216,13 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
             spec(37, true, Stage::Ga, false),
         ],
     ),
+    (
+        Gate::RestartAllContainersOnContainerExits,
+        &[
+            spec(35, false, Stage::Alpha, false),
+            spec(36, true, Stage::Beta, false),
+        ],
+    ),
 ];
 
 /// Upstream's gate dependencies among the gates podmut knows
@@ -224,7 +231,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 21] = [
 /// (`MemoryManager`, `DynamicResourceAllocation`, `PodLifecycleSleepAction`) are left out: each is
 /// GA and locked on (or removed) in every supported release, so it can never be off. A gate only
 /// depends where it exists, so the one list serves every release.
-const GATE_DEPENDENCIES: [(Gate, &[Gate]); 5] = [
+const GATE_DEPENDENCIES: [(Gate, &[Gate]); 6] = [
     (
         Gate::InPlacePodLevelResourcesVerticalScaling,
         &[
@@ -246,6 +253,10 @@ const GATE_DEPENDENCIES: [(Gate, &[Gate]); 5] = [
         &[Gate::InPlacePodVerticalScaling, Gate::NodeDeclaredFeatures],
     ),
     (Gate::ClusterTrustBundleProjection, &[Gate::ClusterTrustBundle]),
+    (
+        Gate::RestartAllContainersOnContainerExits,
+        &[Gate::ContainerRestartRules, Gate::NodeDeclaredFeatures],
+    ),
 ];
 
 /// A Kubernetes release podmut has a profile for (`1.<minor>`), or `preview`: the newest release
@@ -413,11 +424,6 @@ impl KubernetesVersion {
     /// the kubelet checks usage instead); `memoryLimitDecrease: forbid` emulates 1.33 and earlier.
     pub(crate) fn memory_limit_decrease(self) -> MemoryLimitDecrease {
         MemoryLimitDecrease::Allow
-    }
-
-    /// Whether this release is at least `1.<minor>`.
-    pub(crate) fn at_least(self, minor: u8) -> bool {
-        self.minor >= minor
     }
 }
 
