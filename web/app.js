@@ -302,6 +302,7 @@ const ERROR_TYPE = {
   required: 'FieldValueRequired', invalid: 'FieldValueInvalid', forbidden: 'FieldValueForbidden',
   'not-supported': 'FieldValueNotSupported', duplicate: 'FieldValueDuplicate', 'not-found': 'FieldValueNotFound',
   'too-long': 'FieldValueTooLong', 'too-many': 'FieldValueTooMany', internal: 'InternalError',
+  'node-capacity': 'NodeCapacity', 'unsupported-platform': 'UnsupportedPlatform',
 };
 
 function li(parent, html) {

@@ -221,11 +221,19 @@ pub enum ErrorType {
     /// `InternalError`, "Internal error".
     #[serde(rename = "InternalError")]
     Internal,
+    /// `NodeCapacity`: the reason-only cause of the `PodResizeValidator` admission plugin's
+    /// refusal of a resize the Pod's node cannot allocate (no field, no message).
+    #[serde(rename = "NodeCapacity")]
+    NodeCapacity,
+    /// `UnsupportedPlatform`: the reason-only cause of the `PodResizeValidator` admission
+    /// plugin's refusal of a resize on a node that is not Linux.
+    #[serde(rename = "UnsupportedPlatform")]
+    UnsupportedPlatform,
 }
 
 impl ErrorType {
     /// Every type, in declaration order.
-    pub const ALL: [ErrorType; 9] = [
+    pub const ALL: [ErrorType; 11] = [
         ErrorType::Required,
         ErrorType::Invalid,
         ErrorType::Forbidden,
@@ -235,6 +243,8 @@ impl ErrorType {
         ErrorType::TooLong,
         ErrorType::TooMany,
         ErrorType::Internal,
+        ErrorType::NodeCapacity,
+        ErrorType::UnsupportedPlatform,
     ];
 
     /// The `metav1.CauseType` string, e.g. `FieldValueForbidden`.
@@ -249,6 +259,8 @@ impl ErrorType {
             ErrorType::TooLong => "FieldValueTooLong",
             ErrorType::TooMany => "FieldValueTooMany",
             ErrorType::Internal => "InternalError",
+            ErrorType::NodeCapacity => "NodeCapacity",
+            ErrorType::UnsupportedPlatform => "UnsupportedPlatform",
         }
     }
 
@@ -269,6 +281,7 @@ impl ErrorType {
             ErrorType::TooLong => "Too long",
             ErrorType::TooMany => "Too many",
             ErrorType::Internal => "Internal error",
+            ErrorType::NodeCapacity | ErrorType::UnsupportedPlatform => "",
         }
     }
 }
@@ -482,6 +495,11 @@ impl FieldError {
         )
     }
 
+    /// A reason-only admission cause (`NodeCapacity`, `UnsupportedPlatform`): no field, no message.
+    pub fn cause(error_type: ErrorType) -> Self {
+        Self::make(error_type, &Path::default(), BadValue::Omit, String::new())
+    }
+
     /// `field.InternalError(path, err)`.
     pub fn internal(field: &Path, detail: impl Into<String>) -> Self {
         Self::make(ErrorType::Internal, field, BadValue::Omit, detail.into())
@@ -499,7 +517,12 @@ impl FieldError {
         let mut s = self.error_type.summary().to_owned();
         let shows_value = !matches!(
             self.error_type,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
+            ErrorType::Required
+                | ErrorType::Forbidden
+                | ErrorType::TooLong
+                | ErrorType::Internal
+                | ErrorType::NodeCapacity
+                | ErrorType::UnsupportedPlatform
         );
         if shows_value && let Some(v) = self.bad_value.render() {
             s.push_str(": ");
@@ -515,7 +538,12 @@ impl FieldError {
     /// The bad value as the API would render it, when the error type shows one.
     pub fn rendered_bad_value(&self) -> Option<String> {
         match self.error_type {
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal => None,
+            ErrorType::Required
+            | ErrorType::Forbidden
+            | ErrorType::TooLong
+            | ErrorType::Internal
+            | ErrorType::NodeCapacity
+            | ErrorType::UnsupportedPlatform => None,
             _ => self.bad_value.render(),
         }
     }

@@ -60,6 +60,7 @@ mod field;
 mod field_validation;
 mod gojson;
 mod inputs;
+mod node_admission;
 mod order;
 mod patch;
 mod plan;

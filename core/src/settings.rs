@@ -309,6 +309,11 @@ pub struct Settings {
     /// Unknown and duplicate fields in the Pods and AdmissionReviews `check` and `review` read:
     /// `ignore` (the default: the API server sends clean objects), `warn` or `strict`.
     pub field_validation: crate::field_validation::FieldValidation,
+    /// The cluster's Nodes, for the stock admission plugins that read the Pod's Node from 1.36
+    /// (`NodeDeclaredFeatureValidator`, `PodResizeValidator`; see `docs/node.md`). Unset: those
+    /// plugins are not emulated; a list without the Pod's node: `node "n" not found`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<k8s_openapi::api::core::v1::Node>>,
     /// Whether a `pods/dynamic` request turns `DynamicContainers` on: no release is named and
     /// `featureGates` does not name the gate.
     #[serde(skip)]
@@ -329,6 +334,7 @@ impl Default for Settings {
             removed_status_limit: 10,
             max_input_bytes: 3 * 1024 * 1024,
             field_validation: crate::field_validation::FieldValidation::Ignore,
+            nodes: None,
             dynamic_implied: true,
         }
     }

@@ -189,7 +189,10 @@ pub(crate) fn check_arrived(
                 format!("pods/{other} updates an existing Pod: the old Pod is required"),
             ));
         }
-        (Some(old), sub) => validate_update_on(sub, &new, old, settings, request),
+        (Some(old), sub) => match validate_update_on(sub, &new, old, settings, request) {
+            Ok(found) => found,
+            Err(admission) => return Ok(admission),
+        },
     };
     let release = crate::gojson::release_of(settings.kubernetes_version);
     crate::field::resolve_go_values(&mut errors, release);
@@ -233,14 +236,16 @@ fn validate_plain_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList
 type PathValidation = fn(&Pod, &Pod, &Settings) -> ErrorList;
 
 /// An update on `sub`: the path's strategy step, then its validation (which derives the options),
-/// after the registry's common metadata validation when `request` ([`crate::rest`]).
+/// after the registry's common metadata validation when `request` ([`crate::rest`]); a valid
+/// request then meets the admission plugins that read the Node ([`crate::node_admission`]), whose
+/// refusal is the `Err`.
 fn validate_update_on(
     sub: Subresource,
     new: &Pod,
     old: &Pod,
     settings: &Settings,
     request: bool,
-) -> (ErrorList, Vec<String>) {
+) -> Result<(ErrorList, Vec<String>), Verdict> {
     let common = |pod: &Pod| {
         if request {
             crate::rest::validate_common_fields(
@@ -262,13 +267,19 @@ fn validate_update_on(
     let prepared = crate::strategy::prepare_update(sub, new, old, settings);
     let mut errors = common(&prepared.pod);
     errors.extend(validate(&prepared.pod, old, settings));
+    if request
+        && errors.is_empty()
+        && let Some(refusal) = crate::node_admission::admit(sub, &prepared.pod, old, settings)
+    {
+        return Err(refusal);
+    }
     let warnings = match sub {
         // the status strategy's warnings are sent only with an accepted update
         Subresource::Status if errors.is_empty() => crate::status_update::warnings_on_update(&prepared.pod),
         Subresource::Status => Vec::new(),
         _ => prepared.warnings,
     };
-    (errors, warnings)
+    Ok((errors, warnings))
 }
 
 /// [`check`] on documents: parse the settings and both Pods (JSON or YAML), then validate.

@@ -91,6 +91,8 @@ fn error_type_to_wit(t: ErrorType) -> types::ErrorType {
         ErrorType::TooLong => types::ErrorType::TooLong,
         ErrorType::TooMany => types::ErrorType::TooMany,
         ErrorType::Internal => types::ErrorType::Internal,
+        ErrorType::NodeCapacity => types::ErrorType::NodeCapacity,
+        ErrorType::UnsupportedPlatform => types::ErrorType::UnsupportedPlatform,
     }
 }
 

@@ -19,6 +19,8 @@ pub fn cause_type(t: ErrorType) -> &'static str {
         ErrorType::TooLong => "FieldValueTooLong",
         ErrorType::TooMany => "FieldValueTooMany",
         ErrorType::Internal => "InternalError",
+        ErrorType::NodeCapacity => "NodeCapacity",
+        ErrorType::UnsupportedPlatform => "UnsupportedPlatform",
     }
 }
 

@@ -333,15 +333,13 @@ impl Api {
 
     /// Create (or leave, when it exists) a Node with this allocatable cpu and memory: what the
     /// resize admission of 1.36 and later reads, since no kubelet registers one here.
-    pub async fn ensure_node(&self, name: &str, cpu: &str, memory: &str) -> Result<(), OracleError> {
-        let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": "110"},
-                       "allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}});
+    pub async fn ensure_node(&self, name: &str) -> Result<(), OracleError> {
+        let node = oracle_node(name);
         let reply = self
             .send(Method::POST, "/api/v1/nodes", Some(&node), "application/json")
             .await?;
         if reply.ok() || reply.code == 409 {
-            // The status of a create is dropped: write it through /status.
+            // Also write the status through /status, as a kubelet would.
             if reply.ok() {
                 let mut stored = reply.body;
                 stored["status"] = node["status"].clone();
@@ -496,6 +494,14 @@ pub fn warning_text(header: &str) -> String {
         }
     }
     out
+}
+
+/// The Node the oracle creates for a bound Pod (64 cpu, 256Gi, no labels, no declared features),
+/// also given to podmut as its `nodes` setting: the cluster podmut judges is the one the server has.
+pub fn oracle_node(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+        "status": {"capacity": {"cpu": "64", "memory": "256Gi", "pods": "110"},
+                   "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}})
 }
 
 #[cfg(test)]

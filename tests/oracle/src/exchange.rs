@@ -102,7 +102,7 @@ pub async fn create_old(api: &Api, ns: &str, old: &Value) -> Result<Result<Value
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
     {
-        api.ensure_node(node, "64", "256Gi").await?;
+        api.ensure_node(node).await?;
     }
     if let Some(class) = old
         .pointer("/spec/priorityClassName")

@@ -138,8 +138,23 @@ pub async fn replay(pool: &Pool, plan: &Plan) -> Result<Outcome, OracleError> {
     Ok(judge(plan.path, &ex, &plan.settings, plan.config.release))
 }
 
+/// `settings` with the Node the oracle created for a bound `stored` Pod as podmut's `nodes`, so
+/// that the admission plugins reading it judge the same Node in both.
+pub fn with_nodes(settings: &Value, stored: Option<&Value>) -> Value {
+    let mut settings = settings.clone();
+    let node = stored
+        .and_then(|s| s.pointer("/spec/nodeName"))
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty());
+    if let (Some(node), Some(obj)) = (node, settings.as_object_mut()) {
+        obj.insert("nodes".into(), Value::Array(vec![crate::api::oracle_node(node)]));
+    }
+    settings
+}
+
 /// Compare podmut's answer on an exchange with the server's (of `release`).
 pub fn judge(path: PodPath, ex: &Exchange, settings: &Value, release: crate::Release) -> Outcome {
+    let settings = &with_nodes(settings, ex.stored.as_ref());
     let podmut_json = podmut_answer(path, ex.stored.as_ref(), &ex.sent, settings);
     let podmut = Answer::from_podmut(&podmut_json);
     let server = server_answer(&ex.reply, &ex.sent, ex.stored.as_ref(), release);

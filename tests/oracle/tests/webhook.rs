@@ -131,7 +131,7 @@ impl Rig {
         let ns = exchange::fresh_namespace();
         runtime().block_on(api.create_namespace(&ns)).map_err(e)?;
         runtime()
-            .block_on(api.ensure_node(NODE, "64", "256Gi"))
+            .block_on(api.ensure_node(NODE))
             .map_err(e)?;
         let certs = Certs::generate().map_err(e)?;
         let dir = tempfile::tempdir().map_err(e)?;
