@@ -69,7 +69,7 @@ fn set_defaults_pod(spec: &mut PodSpec, settings: &Settings) {
             c.resources = None;
         }
     }
-    if settings.gate(Gate::PodLevelResources) {
+    if settings.gate(Gate::PodLevelResources) && !settings.gate(Gate::PodLevelResourcesFixDefaulting) {
         default_pod_level_hugepage_limits(spec);
         default_pod_level_requests(spec);
     }
@@ -154,6 +154,95 @@ fn default_pod_level_requests(spec: &mut PodSpec) {
     }
     if reqs.is_empty() {
         resources.requests = None;
+    }
+}
+
+/// `DefaultPodLevelResources` (`pkg/api/pod/util.go`, with `PodLevelResourcesFixDefaulting`): what
+/// the API server does to pod-level resources when it prepares a create or a resize (instead of at
+/// decoding): hugepage limits and cpu/memory requests from the containers' aggregates (also when
+/// only requests are set), requests from limits, and limits `max(request, aggregate limit)` for a
+/// request whose resource every container limits.
+pub(crate) fn default_pod_level_resources(spec: &mut PodSpec, settings: &Settings) {
+    if !settings.gate(Gate::PodLevelResources) || !settings.gate(Gate::PodLevelResourcesFixDefaulting) {
+        return;
+    }
+    let set = |r: &ResourceRequirements| {
+        r.limits.as_ref().is_some_and(|l| !l.is_empty()) || r.requests.as_ref().is_some_and(|l| !l.is_empty())
+    };
+    if !spec.resources.as_ref().is_some_and(set) {
+        return;
+    }
+    default_pod_level_hugepage_limits(spec);
+    let aggregated_requests = aggregate_container_requests(spec);
+    let Some(resources) = spec.resources.as_mut() else {
+        return;
+    };
+    let mut reqs = resources.requests.clone().unwrap_or_default();
+    for (k, q) in aggregated_requests {
+        if (k == "cpu" || k == "memory") && !reqs.contains_key(&k) {
+            reqs.insert(k, K8sQuantity(q.to_string()));
+        }
+    }
+    for (k, v) in resources.limits.iter().flatten() {
+        if is_supported_pod_level_resource(k) && !reqs.contains_key(k) {
+            reqs.insert(k.clone(), v.clone());
+        }
+    }
+    if !reqs.is_empty() {
+        resources.requests = Some(reqs);
+    }
+    default_pod_level_limits(spec);
+}
+
+/// `defaultPodLevelLimits`: a supported pod-level request without a limit gets the limit
+/// `max(request, aggregated container limit)` when every container (ephemeral ones included) limits
+/// that resource.
+fn default_pod_level_limits(spec: &mut PodSpec) {
+    let Some(resources) = spec.resources.as_ref() else {
+        return;
+    };
+    let limits = resources.limits.clone().unwrap_or_default();
+    let mut candidates: Vec<String> = resources
+        .requests
+        .iter()
+        .flatten()
+        .map(|(k, _)| k.clone())
+        .filter(|k| is_supported_pod_level_resource(k) && !limits.contains_key(k))
+        .collect();
+    let limited = |r: Option<&ResourceRequirements>, k: &str| {
+        r.and_then(|r| r.limits.as_ref())
+            .is_some_and(|l| l.contains_key(k))
+    };
+    for c in spec
+        .containers
+        .iter()
+        .chain(spec.init_containers.iter().flatten())
+    {
+        candidates.retain(|k| limited(c.resources.as_ref(), k));
+    }
+    for c in spec.ephemeral_containers.iter().flatten() {
+        candidates.retain(|k| limited(c.resources.as_ref(), k));
+    }
+    if candidates.is_empty() {
+        return;
+    }
+    let aggregated = aggregate_container_limits(spec);
+    let Some(resources) = spec.resources.as_mut() else {
+        return;
+    };
+    for k in candidates {
+        let Some(aggregate) = aggregated.get(&k) else {
+            continue;
+        };
+        let request = resources.requests.as_ref().and_then(|r| r.get(&k));
+        let value = match request.and_then(|r| Quantity::from_k8s(r).ok()) {
+            Some(req) if req > *aggregate => request.cloned().unwrap_or_default(),
+            _ => K8sQuantity(aggregate.to_string()),
+        };
+        resources
+            .limits
+            .get_or_insert_with(BTreeMap::new)
+            .insert(k, value);
     }
 }
 
@@ -417,6 +506,40 @@ mod tests {
         p
     }
 
+    /// Decoded as 1.36 decodes (pod-level resources defaulted then, not at create).
+    fn defaulted_136(yaml: &str) -> Pod {
+        let mut p = parse_pod(yaml, "p", 1 << 20).unwrap();
+        apply_pod_defaults(&mut p, &Settings::parse("kubernetesVersion: '1.36'").unwrap());
+        p
+    }
+
+    /// Decoded, then prepared for a create as 1.37 prepares it (`DefaultPodLevelResources`).
+    fn created_137(yaml: &str) -> Pod {
+        let mut p = defaulted(yaml);
+        default_pod_level_resources(p.spec.as_mut().unwrap(), &Settings::default());
+        p
+    }
+
+    #[test]
+    fn pod_level_limits_default_from_containers_that_all_limit_from_1_37() {
+        let yaml = "spec:\n  resources: {requests: {cpu: '2'}}\n  containers: [{name: a, image: x, resources: {limits: {cpu: '1', memory: 1Gi}}}]\n";
+        let r = created_137(yaml).spec.unwrap().resources.unwrap();
+        let (req, lim) = (r.requests.unwrap(), r.limits.unwrap());
+        assert_eq!((req["cpu"].0.as_str(), req["memory"].0.as_str()), ("2", "1Gi"));
+        assert_eq!(
+            (lim["cpu"].0.as_str(), lim["memory"].0.as_str()),
+            ("2", "1Gi"),
+            "max(request, aggregate)"
+        );
+        let decoded = defaulted(yaml).spec.unwrap().resources.unwrap();
+        assert!(decoded.limits.is_none(), "1.37 no longer defaults at decoding");
+        let old = defaulted_136(yaml).spec.unwrap().resources.unwrap();
+        assert!(
+            old.requests.unwrap().get("memory").is_none(),
+            "1.36: only with pod-level limits"
+        );
+    }
+
     #[test]
     fn pod_spec_and_container_defaults() {
         let p = defaulted(
@@ -489,7 +612,7 @@ mod tests {
     #[test]
     fn pod_level_requests_use_the_init_peak() {
         // A 5-cpu init container runs before the 2-cpu sidecar: the peak is 5, the steady state 1+2.
-        let p = defaulted(
+        let p = defaulted_136(
             "spec:\n  resources: {limits: {cpu: '8'}}\n  initContainers:\n  - {name: i, image: x, resources: {requests: {cpu: '5'}}}\n  - {name: s, image: x, restartPolicy: Always, resources: {requests: {cpu: '2'}}}\n  containers: [{name: a, image: x, resources: {requests: {cpu: '1'}}}]\n",
         );
         let r = p.spec.unwrap().resources.unwrap();
@@ -498,7 +621,7 @@ mod tests {
 
     #[test]
     fn pod_level_hugepage_limits_default_from_containers() {
-        let p = defaulted(
+        let p = defaulted_136(
             "spec:\n  resources: {requests: {cpu: '1'}}\n  containers: [{name: a, image: x, resources: {limits: {hugepages-2Mi: 4Mi, cpu: '1'}}}]\n",
         );
         let r = p.spec.unwrap().resources.unwrap();

@@ -497,7 +497,11 @@ impl FieldError {
 
     /// A reason-only admission cause (`NodeCapacity`, `UnsupportedPlatform`): no field, no message.
     pub fn cause(error_type: ErrorType) -> Self {
-        Self::make(error_type, &Path::default(), BadValue::Omit, String::new())
+        let origin = match error_type {
+            ErrorType::UnsupportedPlatform => "admission/unsupported-platform",
+            _ => "admission/node-capacity",
+        };
+        Self::make(error_type, &Path::default(), BadValue::Omit, String::new()).with_origin(origin)
     }
 
     /// `field.InternalError(path, err)`.

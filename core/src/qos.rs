@@ -90,6 +90,75 @@ pub(crate) fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
 
 /// Upstream `ComputePodQOS`: the class from the spec alone (ephemeral containers never count).
 pub(crate) fn compute_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
+    if crate::gojson::release_of(settings.kubernetes_version) >= 37 {
+        return compute_pod_qos_per_container(pod, settings);
+    }
+    compute_pod_qos_summed(pod, settings)
+}
+
+/// 1.37's `ComputePodQOS`: the pod-level requirements' class (with `PodLevelResources`, when
+/// `spec.resources` is set — with `PodLevelResourcesFixKubeletQOSClass` only when it sets cpu,
+/// memory or hugepages), else each init and regular container's class, combined.
+fn compute_pod_qos_per_container(pod: &Pod, settings: &Settings) -> QosClass {
+    let Some(spec) = pod.spec.as_ref() else {
+        return QosClass::BestEffort;
+    };
+    if settings.gate(Gate::PodLevelResources)
+        && spec.resources.is_some()
+        && (!settings.gate(Gate::PodLevelResourcesFixKubeletQOSClass)
+            || pod_level_resources_set(pod_level(pod)))
+    {
+        return requirements_qos(spec.resources.as_ref());
+    }
+    let mut pod_qos = None;
+    for c in spec.init_containers.iter().flatten().chain(&spec.containers) {
+        match (requirements_qos(c.resources.as_ref()), pod_qos) {
+            (QosClass::Burstable, _) => return QosClass::Burstable,
+            (q, None) => pod_qos = Some(q),
+            (q, Some(p)) if q != p => return QosClass::Burstable,
+            _ => {}
+        }
+    }
+    pod_qos.unwrap_or(QosClass::BestEffort)
+}
+
+/// `requirementsQOS`: BestEffort without requests and limits, else cpu's and memory's classes
+/// (`resourceQOS`: request != limit is Burstable, both zero BestEffort, else Guaranteed), Burstable
+/// when they differ.
+fn requirements_qos(r: Option<&k8s_openapi::api::core::v1::ResourceRequirements>) -> QosClass {
+    let requests = r.and_then(|r| r.requests.as_ref());
+    let limits = r.and_then(|r| r.limits.as_ref());
+    if requests.is_none_or(|l| l.is_empty()) && limits.is_none_or(|l| l.is_empty()) {
+        return QosClass::BestEffort;
+    }
+    let value = |list: Option<&BTreeMap<String, k8s_openapi::apimachinery::pkg::api::resource::Quantity>>,
+                 res: &str| {
+        list.and_then(|l| l.get(res))
+            .and_then(|q| Quantity::from_k8s(q).ok())
+            .unwrap_or(Quantity::ZERO)
+    };
+    let mut qos = None;
+    for res in ["cpu", "memory"] {
+        let (req, lim) = (value(requests, res), value(limits, res));
+        let class = if req != lim {
+            QosClass::Burstable
+        } else if req.is_zero() {
+            QosClass::BestEffort
+        } else {
+            QosClass::Guaranteed
+        };
+        match (class, qos) {
+            (QosClass::Burstable, _) => return QosClass::Burstable,
+            (c, None) => qos = Some(c),
+            (c, Some(q)) if c != q => return QosClass::Burstable,
+            _ => {}
+        }
+    }
+    qos.unwrap_or(QosClass::BestEffort)
+}
+
+/// Up to 1.36, `ComputePodQOS` sums the requests and limits of every container.
+fn compute_pod_qos_summed(pod: &Pod, settings: &Settings) -> QosClass {
     let mut requests: BTreeMap<String, Quantity> = BTreeMap::new();
     let mut limits: BTreeMap<String, Quantity> = BTreeMap::new();
     let mut guaranteed = true;
@@ -157,6 +226,10 @@ pub fn qos_document(
     let mut pod = crate::document::parse_pod(pod, "pod", settings.max_input_bytes)?;
     if apply_defaults {
         crate::defaults::apply_pod_defaults(&mut pod, &settings);
+        // What the API server's create then does to pod-level resources (1.37).
+        if let Some(spec) = pod.spec.as_mut() {
+            crate::defaults::default_pod_level_resources(spec, &settings);
+        }
     }
     Ok(if always_compute {
         compute_pod_qos(&pod, &settings)

@@ -328,7 +328,18 @@ pub(crate) fn prepare_update(new: &Pod, old: &Pod, settings: &Settings) -> Prepa
     if pod_level_resize_enabled(settings) {
         spec.resources.clone_from(&ns.resources);
     }
-    Prepared::stored_with_spec(new, old, spec)
+    let mut prepared = Prepared::stored_with_spec(new, old, spec);
+    if settings.gate(Gate::PodLevelResourcesFixDefaulting)
+        && let Some(spec) = prepared.pod.spec.as_mut()
+    {
+        // 1.37: a request that drops pod-level resources keeps the stored ones, and the rest are
+        // defaulted from the resized containers.
+        if spec.resources.is_none() {
+            spec.resources.clone_from(&os.resources);
+        }
+        crate::defaults::default_pod_level_resources(spec, settings);
+    }
+    prepared
 }
 
 #[cfg(test)]

@@ -143,6 +143,18 @@ const STATUS: &[RequestPath] = &[Status];
 
 static RULES: &[Rule] = &[
     Rule {
+        origin: "admission/node-capacity",
+        paths: RESIZE,
+        source: "plugin/pkg/admission/podresize (PodResizeValidator, 1.36)",
+        text: "a resize of a bound Pod whose cpu or memory requests exceed its Node's allocatable is Forbidden (cause NodeCapacity)",
+    },
+    Rule {
+        origin: "admission/unsupported-platform",
+        paths: RESIZE,
+        source: "plugin/pkg/admission/podresize (PodResizeValidator, 1.36)",
+        text: "a resize of a Pod bound to a Node that is not Linux is Forbidden (cause UnsupportedPlatform)",
+    },
+    Rule {
         origin: "container/env-from-name",
         paths: SPEC,
         source: "pkg/apis/core/validation.ValidateEnvFrom",

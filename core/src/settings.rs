@@ -72,13 +72,20 @@ pub enum Gate {
     /// The `RestartAllContainers` restart-rule action and restart rules on sidecars (alpha in
     /// 1.35, beta and on from 1.36); off: only when the old Pod already uses them.
     RestartAllContainersOnContainerExits,
+    /// Pod-level resources are defaulted when the API server prepares a create or a resize (not
+    /// at decoding), pod-level limits too, and a dropped `spec.resources` is kept (beta, on from
+    /// 1.37).
+    PodLevelResourcesFixDefaulting,
+    /// The QoS class follows pod-level resources only when they set cpu, memory or hugepages
+    /// (beta, on from 1.37); off: any `spec.resources` does.
+    PodLevelResourcesFixKubeletQOSClass,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]).
     /// The KEP gates podmut exists for (`DynamicContainers`, `MutableContainerProbes`) are off as in
     /// every released server; the `preview` profile turns them on.
-    pub const ALL: [(Gate, bool); 22] = [
+    pub const ALL: [(Gate, bool); 24] = [
         (Gate::DynamicContainers, false),
         (Gate::MutableContainerProbes, false),
         (Gate::InPlacePodVerticalScaling, true),
@@ -101,6 +108,8 @@ impl Gate {
         (Gate::NodeDeclaredFeatures, true),
         (Gate::ClusterTrustBundle, true),
         (Gate::RestartAllContainersOnContainerExits, true),
+        (Gate::PodLevelResourcesFixDefaulting, true),
+        (Gate::PodLevelResourcesFixKubeletQOSClass, true),
     ];
 
     /// The upstream gate name.
@@ -128,6 +137,8 @@ impl Gate {
             Gate::NodeDeclaredFeatures => "NodeDeclaredFeatures",
             Gate::ClusterTrustBundle => "ClusterTrustBundle",
             Gate::RestartAllContainersOnContainerExits => "RestartAllContainersOnContainerExits",
+            Gate::PodLevelResourcesFixDefaulting => "PodLevelResourcesFixDefaulting",
+            Gate::PodLevelResourcesFixKubeletQOSClass => "PodLevelResourcesFixKubeletQOSClass",
         }
     }
 

@@ -213,6 +213,9 @@ pub(crate) fn check_arrived(
 /// `WarningsOnCreate`.
 fn validate_create(new: &Pod, settings: &Settings) -> (ErrorList, Vec<String>) {
     let mut prepared = crate::disabled_fields::prepare(new, None, settings);
+    if let Some(spec) = prepared.pod.spec.as_mut() {
+        crate::defaults::default_pod_level_resources(spec, settings);
+    }
     let pod = &prepared.pod;
     let errors = crate::pod::validate_pod_create(pod, &PodValidationOptions::for_create(pod, settings));
     if errors.is_empty() {

@@ -70,7 +70,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 22] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 24] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -223,6 +223,14 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 22] = [
             spec(36, true, Stage::Beta, false),
         ],
     ),
+    (
+        Gate::PodLevelResourcesFixDefaulting,
+        &[spec(37, true, Stage::Beta, false)],
+    ),
+    (
+        Gate::PodLevelResourcesFixKubeletQOSClass,
+        &[spec(37, true, Stage::Beta, false)],
+    ),
 ];
 
 /// Upstream's gate dependencies among the gates podmut knows
@@ -231,7 +239,7 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 22] = [
 /// (`MemoryManager`, `DynamicResourceAllocation`, `PodLifecycleSleepAction`) are left out: each is
 /// GA and locked on (or removed) in every supported release, so it can never be off. A gate only
 /// depends where it exists, so the one list serves every release.
-const GATE_DEPENDENCIES: [(Gate, &[Gate]); 6] = [
+const GATE_DEPENDENCIES: [(Gate, &[Gate]); 8] = [
     (
         Gate::InPlacePodLevelResourcesVerticalScaling,
         &[
@@ -256,6 +264,11 @@ const GATE_DEPENDENCIES: [(Gate, &[Gate]); 6] = [
     (
         Gate::RestartAllContainersOnContainerExits,
         &[Gate::ContainerRestartRules, Gate::NodeDeclaredFeatures],
+    ),
+    (Gate::PodLevelResourcesFixDefaulting, &[Gate::PodLevelResources]),
+    (
+        Gate::PodLevelResourcesFixKubeletQOSClass,
+        &[Gate::PodLevelResources],
     ),
 ];
 

@@ -198,10 +198,13 @@ pub async fn replay_qos(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
+    // From 1.37 the create resets the status before it computes the class, so a class the client
+    // sent no longer wins: the server's is `ComputePodQOS`, podmut's `--always-compute`.
+    let compute = config.release.minor >= 37;
     let answer = if native() {
-        podmut_conformance::qos::native_answer(&sent.to_string(), true, false)
+        podmut_conformance::qos::native_answer(&sent.to_string(), true, compute)
     } else {
-        podmut_conformance::qos::wasm_answer(&sent.to_string(), true, false)
+        podmut_conformance::qos::wasm_answer(&sent.to_string(), true, compute)
     };
     let ours = answer
         .get("qosClass")

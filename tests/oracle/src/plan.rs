@@ -32,6 +32,9 @@ pub enum Skip {
     PodmutPolicy,
     /// The fixture is about podmut's own input handling (an unreadable or wrong document).
     PodmutInput,
+    /// The fixture's `nodes` describe a Node other than the one the oracle creates for a bound Pod
+    /// (`crate::api::oracle_node`).
+    OtherNode,
 }
 
 impl Skip {
@@ -44,6 +47,7 @@ impl Skip {
             Skip::Emulation => "podmut-emulation",
             Skip::PodmutPolicy => "podmut-policy",
             Skip::PodmutInput => "podmut-input",
+            Skip::OtherNode => "other-node",
         }
     }
 }
@@ -114,6 +118,26 @@ pub fn plan(
     }
     let mut s = settings.and_then(Value::as_object).cloned().unwrap_or_default();
     let release = release_of(&s, pins, default)?;
+    if let Some(nodes) = s.remove("nodes") {
+        // The oracle gives podmut the Node it created (`fixtures::with_nodes`); a fixture about
+        // another Node cannot be replayed against it.
+        let oracle = |n: &Value| {
+            let name = n
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let ours = crate::api::oracle_node(name);
+            n.pointer("/metadata/labels").is_none()
+                && n.pointer("/status/declaredFeatures").is_none()
+                && n.pointer("/status/allocatable") == ours.pointer("/status/allocatable")
+        };
+        if !nodes
+            .as_array()
+            .is_some_and(|ns| ns.len() == 1 && ns.iter().all(oracle))
+        {
+            return Err(Skip::OtherNode);
+        }
+    }
     let mut config = Config::stock(release);
     if let Some(gates) = s.remove("featureGates").and_then(|g| g.as_object().cloned()) {
         let mut kept = Map::new();

@@ -130,9 +130,7 @@ impl Rig {
         let api = runtime().block_on(plane.client()).map_err(e)?;
         let ns = exchange::fresh_namespace();
         runtime().block_on(api.create_namespace(&ns)).map_err(e)?;
-        runtime()
-            .block_on(api.ensure_node(NODE))
-            .map_err(e)?;
+        runtime().block_on(api.ensure_node(NODE)).map_err(e)?;
         let certs = Certs::generate().map_err(e)?;
         let dir = tempfile::tempdir().map_err(e)?;
         let tls = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
