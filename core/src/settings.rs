@@ -79,13 +79,16 @@ pub enum Gate {
     /// The QoS class follows pod-level resources only when they set cpu, memory or hugepages
     /// (beta, on from 1.37); off: any `spec.resources` does.
     PodLevelResourcesFixKubeletQOSClass,
+    /// IP addresses of legacy fields (DNS nameservers, host aliases, pod and host IPs) may not have
+    /// leading zeros or be IPv4-mapped IPv6 (beta, on from 1.36); off: Go's sloppy parsing.
+    StrictIPCIDRValidation,
 }
 
 impl Gate {
     /// Every gate with its default: the newest supported release's (see [`KubernetesVersion`]).
     /// The KEP gates podmut exists for (`DynamicContainers`, `MutableContainerProbes`) are off as in
     /// every released server; the `preview` profile turns them on.
-    pub const ALL: [(Gate, bool); 24] = [
+    pub const ALL: [(Gate, bool); 25] = [
         (Gate::DynamicContainers, false),
         (Gate::MutableContainerProbes, false),
         (Gate::InPlacePodVerticalScaling, true),
@@ -110,6 +113,7 @@ impl Gate {
         (Gate::RestartAllContainersOnContainerExits, true),
         (Gate::PodLevelResourcesFixDefaulting, true),
         (Gate::PodLevelResourcesFixKubeletQOSClass, true),
+        (Gate::StrictIPCIDRValidation, true),
     ];
 
     /// The upstream gate name.
@@ -139,6 +143,7 @@ impl Gate {
             Gate::RestartAllContainersOnContainerExits => "RestartAllContainersOnContainerExits",
             Gate::PodLevelResourcesFixDefaulting => "PodLevelResourcesFixDefaulting",
             Gate::PodLevelResourcesFixKubeletQOSClass => "PodLevelResourcesFixKubeletQOSClass",
+            Gate::StrictIPCIDRValidation => "StrictIPCIDRValidation",
         }
     }
 

@@ -77,8 +77,9 @@ pub(crate) fn validate_pod_status_update(new: &Pod, old: &Pod, settings: &Settin
         &status.child("resourceClaimStatuses"),
         opts.release,
     ));
-    errs.extend(validate_pod_ips(ns, os));
-    errs.extend(validate_host_ips(ns, os));
+    let strict_ip = settings.gate(Gate::StrictIPCIDRValidation);
+    errs.extend(validate_pod_ips(ns, os, strict_ip));
+    errs.extend(validate_host_ips(ns, os, strict_ip));
     errs.extend(container_status_rules(new, ns, &status, opts.release));
     errs
 }
@@ -285,13 +286,18 @@ fn validate_ip_list(
     ips: &[&str],
     old: &[&str],
     path: &Path,
-    type_name: &str,
-    origin: &'static str,
+    (type_name, origin): (&str, &'static str),
+    strict: bool,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, ip) in ips.iter().enumerate() {
-        if !old.contains(ip) && parse_ip_sloppy(ip).is_none() {
-            errs.push(FieldError::invalid(&path.index(i), *ip, IP_DETAIL).with_origin(origin));
+        if !old.contains(ip) {
+            errs.extend(crate::pod::names::validate_ip_with_origin(
+                &path.index(i),
+                ip,
+                strict,
+                origin,
+            ));
         }
     }
     if ips.len() > 1 {
@@ -329,8 +335,6 @@ fn validate_ip_list(
     errs
 }
 
-/// `validation.IsValidIPForLegacyField`'s detail (`parseIP`).
-const IP_DETAIL: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
 
 /// The internal `status.podIPs` of a v1 status (`Convert_v1_PodStatus_To_core_PodStatus`): `podIP`
 /// alone when it is set and `podIPs` is empty or starts with another address, else `podIPs`.
@@ -347,18 +351,18 @@ fn host_ips(status: &PodStatus) -> Vec<&str> {
 }
 
 /// `validatePodIPs`.
-fn validate_pod_ips(status: &PodStatus, old: &PodStatus) -> ErrorList {
+fn validate_pod_ips(status: &PodStatus, old: &PodStatus, strict: bool) -> ErrorList {
     validate_ip_list(
         &pod_ips(status),
         &pod_ips(old),
         &Path::new("status").child("podIPs"),
-        "PodIP",
-        "status/pod-ips",
+        ("PodIP", "status/pod-ips"),
+        strict,
     )
 }
 
 /// `validateHostIPs`: also `hostIPs[0]` must equal `hostIP`.
-fn validate_host_ips(status: &PodStatus, old: &PodStatus) -> ErrorList {
+fn validate_host_ips(status: &PodStatus, old: &PodStatus, strict: bool) -> ErrorList {
     let ips = host_ips(status);
     let Some(first) = ips.first() else {
         return ErrorList::new();
@@ -375,15 +379,15 @@ fn validate_host_ips(status: &PodStatus, old: &PodStatus) -> ErrorList {
         &ips,
         &host_ips(old),
         &path,
-        "HostIP",
-        "status/host-ips",
+        ("HostIP", "status/host-ips"),
+        strict,
     ));
     errs
 }
 
 /// `GetWarningsForIP` of one address that validated: a non-standard form (leading zeros, an
 /// IPv4-mapped IPv6 address) or a non-canonical IPv6 one.
-fn ip_warning(path: &Path, value: &str) -> Option<String> {
+fn ip_warning(path: &Path, value: &str, release: u8) -> Option<String> {
     let sloppy = parse_ip_sloppy(value)?;
     match value.parse::<IpAddr>() {
         Ok(IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => (v6.to_string() != value).then(|| {
@@ -401,8 +405,14 @@ fn ip_warning(path: &Path, value: &str) -> Option<String> {
                     .map_or_else(|| v6.to_string(), |v4| v4.to_string()),
                 IpAddr::V4(v4) => v4.to_string(),
             };
+            // apimachinery v0.36 words it as the error strict validation gives.
+            let verdict = if release >= 36 {
+                "is invalid"
+            } else {
+                "will be considered invalid in a future Kubernetes release"
+            };
             Some(format!(
-                "{path}: non-standard IP address {} will be considered invalid in a future Kubernetes release: use {}",
+                "{path}: non-standard IP address {} {verdict}: use {}",
                 go_quote(value),
                 go_quote(&preferred)
             ))
@@ -411,7 +421,7 @@ fn ip_warning(path: &Path, value: &str) -> Option<String> {
 }
 
 /// `podStatusStrategy.WarningsOnUpdate`: [`ip_warning`] of every pod and host IP.
-pub(crate) fn warnings_on_update(pod: &Pod) -> Vec<String> {
+pub(crate) fn warnings_on_update(pod: &Pod, release: u8) -> Vec<String> {
     let Some(status) = pod.status.as_ref() else {
         return Vec::new();
     };
@@ -427,7 +437,7 @@ pub(crate) fn warnings_on_update(pod: &Pod) -> Vec<String> {
         .enumerate()
         .map(|(i, ip)| (host_path.index(i), ip));
     pods.chain(hosts)
-        .filter_map(|(p, ip)| ip_warning(&p.child("ip"), ip))
+        .filter_map(|(p, ip)| ip_warning(&p.child("ip"), ip, release))
         .collect()
 }
 
@@ -782,10 +792,22 @@ mod tests {
             )
             .is_empty()
         );
+        let sloppy = pod("Always", "{podIPs: [{ip: 010.000.000.001}]}");
+        let v135 = Settings::parse("kubernetesVersion: '1.35'").unwrap();
         assert!(
-            errs(&pod("Always", "{podIPs: [{ip: 010.000.000.001}]}"), &old).is_empty(),
-            "sloppy IPv4"
+            validate_pod_status_update(&sloppy, &old, &v135).is_empty(),
+            "sloppy IPv4 up to 1.35"
         );
+        assert_eq!(
+            errs(&sloppy, &old),
+            vec![(
+                ErrorType::Invalid,
+                "status.podIPs[0]".into(),
+                "status/pod-ips"
+            )],
+            "StrictIPCIDRValidation from 1.36"
+        );
+        assert!(errs(&sloppy, &sloppy).is_empty(), "a stored address stays valid");
         assert_eq!(
             errs(&pod("Always", "{podIPs: [{ip: not-an-ip}]}"), &old),
             vec![(ErrorType::Invalid, "status.podIPs[0]".into(), "status/pod-ips")]

@@ -278,7 +278,10 @@ fn validate_update_on(
     }
     let warnings = match sub {
         // the status strategy's warnings are sent only with an accepted update
-        Subresource::Status if errors.is_empty() => crate::status_update::warnings_on_update(&prepared.pod),
+        Subresource::Status if errors.is_empty() => crate::status_update::warnings_on_update(
+            &prepared.pod,
+            crate::gojson::release_of(settings.kubernetes_version),
+        ),
         Subresource::Status => Vec::new(),
         _ => prepared.warnings,
     };

@@ -424,19 +424,34 @@ pub(crate) fn is_ipv6(ip: &std::net::IpAddr) -> bool {
     }
 }
 
-/// `validation.IsValidIP(fldPath, value)` (the 1.33 form, `ParseIPSloppy`) with the caller's
-/// origin.
-pub(crate) fn validate_ip_with_origin(path: &Path, value: &str, origin: &'static str) -> ErrorList {
-    if parse_ip_sloppy(value).is_some() {
-        Vec::new()
-    } else {
-        vec![FieldError::invalid(path, value, IP_DETAIL).with_origin(origin)]
+/// `validation.IsValidIPForLegacyField(fldPath, value, strict, nil)` (`parseIP`) with the
+/// caller's origin: `ParseIPSloppy`, and with `strict` (`StrictIPCIDRValidation`) no leading zeros
+/// and no IPv4-mapped IPv6 address.
+pub(crate) fn validate_ip_with_origin(
+    path: &Path,
+    value: &str,
+    strict: bool,
+    origin: &'static str,
+) -> ErrorList {
+    if parse_ip_sloppy(value).is_none() {
+        return vec![FieldError::invalid(path, value, IP_DETAIL).with_origin(origin)];
+    }
+    if !strict {
+        return Vec::new();
+    }
+    // `netip.ParseAddr`, which refuses what only the sloppy parser reads (leading zeros).
+    match value.parse::<std::net::IpAddr>() {
+        Err(_) => vec![FieldError::invalid(path, value, "must not have leading 0s").with_origin(origin)],
+        Ok(std::net::IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_some() => vec![
+            FieldError::invalid(path, value, "must not be an IPv4-mapped IPv6 address").with_origin(origin),
+        ],
+        Ok(_) => Vec::new(),
     }
 }
 
-/// `validation.IsValidIP(fldPath, value)` (origin `format/ip`).
-pub(crate) fn validate_ip(path: &Path, value: &str) -> ErrorList {
-    validate_ip_with_origin(path, value, "format/ip")
+/// [`validate_ip_with_origin`] with origin `format/ip`.
+pub(crate) fn validate_ip(path: &Path, value: &str, strict: bool) -> ErrorList {
+    validate_ip_with_origin(path, value, strict, "format/ip")
 }
 
 /// Upstream `maskTrailingDash`: a generated-name prefix may end in `-`.

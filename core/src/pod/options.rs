@@ -78,6 +78,8 @@ pub(crate) struct PodValidationOptions {
     /// `AllowExistingRestartContainerForNonSidecarInitContainer` (1.36): a non-sidecar init
     /// container of the old Pod already has a `RestartContainer` resize policy.
     pub(crate) allow_existing_restart_container_for_non_sidecar_init: bool,
+    /// podmut: gate `StrictIPCIDRValidation` (IP addresses of legacy fields parsed strictly).
+    pub(crate) strict_ip: bool,
     /// podmut: the release whose rules apply (its minor version, `37` for 1.37).
     pub(crate) release: u8,
     /// podmut: the API server's request handling filled the metadata before validation
@@ -141,6 +143,7 @@ impl PodValidationOptions {
                             .any(|p| p.restart_policy == "RestartContainer")
                 })
             }),
+            strict_ip: gate(Gate::StrictIPCIDRValidation),
             request_fills_metadata: settings.apply_defaults,
             release: crate::gojson::release_of(settings.kubernetes_version),
         }

@@ -792,6 +792,7 @@ pub(crate) fn validate_pod_dns_config(
     config: Option<&PodDNSConfig>,
     policy: &str,
     relaxed_search: bool,
+    strict_ip: bool,
     path: &Path,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
@@ -827,7 +828,11 @@ pub(crate) fn validate_pod_dns_config(
         );
     }
     for (i, ns) in nameservers.iter().enumerate() {
-        errs.extend(names::validate_ip(&path.child("nameservers").index(i), ns));
+        errs.extend(names::validate_ip(
+            &path.child("nameservers").index(i),
+            ns,
+            strict_ip,
+        ));
     }
     let searches = items(&c.searches);
     if searches.len() > MAX_DNS_SEARCH_PATHS {
@@ -881,10 +886,10 @@ pub(crate) fn validate_pod_dns_config(
 }
 
 /// `ValidateHostAliases`.
-pub(crate) fn validate_host_aliases(aliases: &[HostAlias], path: &Path) -> ErrorList {
+pub(crate) fn validate_host_aliases(aliases: &[HostAlias], path: &Path, strict_ip: bool) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, a) in aliases.iter().enumerate() {
-        errs.extend(names::validate_ip(&path.index(i).child("ip"), &a.ip));
+        errs.extend(names::validate_ip(&path.index(i).child("ip"), &a.ip, strict_ip));
         for (j, h) in items(&a.hostnames).iter().enumerate() {
             errs.extend(names::validate_dns1123_subdomain(
                 h,
@@ -1128,7 +1133,7 @@ mod tests {
         let p = Path::new("spec").child("dnsConfig");
         let c: PodDNSConfig = serde_yaml_ng::from_str("{searches: [custom]}").unwrap();
         assert_eq!(
-            summary(&validate_pod_dns_config(Some(&c), "None", true, &p)),
+            summary(&validate_pod_dns_config(Some(&c), "None", true, false, &p)),
             vec![(
                 ErrorType::Required,
                 "spec.dnsConfig.nameservers".to_owned(),
@@ -1138,7 +1143,13 @@ mod tests {
         let c: PodDNSConfig =
             serde_yaml_ng::from_str("{nameservers: [invalid], searches: ['custom?', '.', 'a_b.']}").unwrap();
         assert_eq!(
-            summary(&validate_pod_dns_config(Some(&c), "ClusterFirst", true, &p)),
+            summary(&validate_pod_dns_config(
+                Some(&c),
+                "ClusterFirst",
+                true,
+                false,
+                &p
+            )),
             vec![
                 (
                     ErrorType::Invalid,

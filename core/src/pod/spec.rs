@@ -147,6 +147,7 @@ fn validate_spec_policies(spec: &PodSpec, path: &Path, opts: &PodValidationOptio
         spec.dns_config.as_ref(),
         dns_policy,
         opts.allow_relaxed_dns_search_validation,
+        opts.strict_ip,
         &path.child("dnsConfig"),
     ));
     errs.extend(validate_readiness_gates(
@@ -210,7 +211,11 @@ fn validate_spec_fields(spec: &PodSpec, path: &Path, opts: &PodValidationOptions
     }
     let aliases = items(&spec.host_aliases);
     if !aliases.is_empty() {
-        errs.extend(validate_host_aliases(aliases, &path.child("hostAliases")));
+        errs.extend(validate_host_aliases(
+            aliases,
+            &path.child("hostAliases"),
+            opts.strict_ip,
+        ));
     }
     let priority_class = opt_str(&spec.priority_class_name);
     if !priority_class.is_empty() {

@@ -197,7 +197,7 @@ pub(super) static COUNTS: &[(&str, u32)] = &[
     ("status/nominated-node-bound", 1),
     ("status/nominated-node-name", 1),
     ("status/observed-generation", 1),
-    ("status/pod-ips", 2),
+    ("status/pod-ips", 3),
     ("status/qos-class-immutable", 1),
     ("status/resource-claim-statuses", 4),
     ("status/state-transition", 2),

@@ -70,7 +70,7 @@ const fn spec(since: u8, default: bool, stage: Stage, locked: bool) -> GateSpec 
 /// KEPs' milestones; the website's feature-gate page for `MutableContainerProbes`), after every
 /// supported release. `InPlacePodVerticalScalingInitContainers` has no spec in release-1.35's
 /// `kube_features.go`.
-pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 24] = [
+pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 25] = [
     (Gate::DynamicContainers, &[spec(38, false, Stage::Alpha, false)]),
     (
         Gate::MutableContainerProbes,
@@ -230,6 +230,13 @@ pub(crate) const GATE_HISTORY: [(Gate, &[GateSpec]); 24] = [
     (
         Gate::PodLevelResourcesFixKubeletQOSClass,
         &[spec(37, true, Stage::Beta, false)],
+    ),
+    (
+        Gate::StrictIPCIDRValidation,
+        &[
+            spec(33, false, Stage::Alpha, false),
+            spec(36, true, Stage::Beta, false),
+        ],
     ),
 ];
 
