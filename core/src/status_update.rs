@@ -335,7 +335,6 @@ fn validate_ip_list(
     errs
 }
 
-
 /// The internal `status.podIPs` of a v1 status (`Convert_v1_PodStatus_To_core_PodStatus`): `podIP`
 /// alone when it is set and `podIPs` is empty or starts with another address, else `podIPs`.
 fn pod_ips(status: &PodStatus) -> Vec<&str> {
@@ -800,11 +799,7 @@ mod tests {
         );
         assert_eq!(
             errs(&sloppy, &old),
-            vec![(
-                ErrorType::Invalid,
-                "status.podIPs[0]".into(),
-                "status/pod-ips"
-            )],
+            vec![(ErrorType::Invalid, "status.podIPs[0]".into(), "status/pod-ips")],
             "StrictIPCIDRValidation from 1.36"
         );
         assert!(errs(&sloppy, &sloppy).is_empty(), "a stored address stays valid");

@@ -185,53 +185,70 @@ fn trials() -> Result<Vec<Trial>, String> {
         .into_iter()
         .filter(|c| CHECK_AREAS.contains(&c.area.as_str()))
     {
-        let name = format!("fixture/{}", c.name);
-        let planned = plan::plan(
-            &c.area,
-            &c.case.subresource,
-            c.case.settings.as_ref(),
-            c.case.old.as_ref(),
-            c.case.new.as_ref(),
-            &pins,
-            default,
-        );
-        let planned = match planned {
-            Ok(p) => p,
-            Err(skip) => {
-                used_skips.push(skip.id().to_owned());
-                let trial = match known.for_skip(skip.id()) {
-                    Some(entry) => Trial::test(name, || Ok(()))
-                        .with_kind(format!("known: {}", entry.id))
-                        .with_ignored_flag(true),
-                    None => {
-                        let why = format!("not replayable ({}) and not in known-differences.yaml", skip.id());
-                        Trial::test(name, move || Err(Failed::from(why)))
-                    }
-                };
-                trials.push(trial);
-                continue;
-            }
-        };
-        let listed = known
-            .for_case(&c.name)
-            .or_else(|| open.for_case(&c.name))
-            .map(|e| e.id.clone());
-        let trial = match (&missing, required) {
-            (Some(m), false) => Trial::test(name, || Ok(()))
-                .with_kind(format!("not built: {m}"))
-                .with_ignored_flag(true),
-            (Some(m), true) => {
-                let m = m.clone();
-                Trial::test(name, move || Err(Failed::from(m)))
-            }
-            (None, _) => {
-                let case_name = c.name.clone();
-                let kind = planned.config.release.to_string();
-                Trial::test(name, move || run_fixture(&case_name, &planned, listed.as_deref()))
-                    .with_kind(kind)
-            }
-        };
-        trials.push(trial);
+        // A fixture that names no release is replayed on every claimed one; the newest keeps the
+        // plain name, the others are `fixture/<release>/<name>`.
+        let pinned = c
+            .case
+            .settings
+            .as_ref()
+            .is_some_and(|s| s.get("kubernetesVersion").is_some());
+        let releases: Vec<Release> = if pinned { vec![default] } else { claimed.clone() };
+        for release in releases {
+            let name = if release == default {
+                format!("fixture/{}", c.name)
+            } else {
+                format!("fixture/{release}/{}", c.name)
+            };
+            let planned = plan::plan(
+                &c.area,
+                &c.case.subresource,
+                c.case.settings.as_ref(),
+                c.case.old.as_ref(),
+                c.case.new.as_ref(),
+                &pins,
+                release,
+            );
+            let planned = match planned {
+                Ok(p) => p,
+                Err(skip) if release == default => {
+                    used_skips.push(skip.id().to_owned());
+                    let trial = match known.for_skip(skip.id()) {
+                        Some(entry) => Trial::test(name, || Ok(()))
+                            .with_kind(format!("known: {}", entry.id))
+                            .with_ignored_flag(true),
+                        None => {
+                            let why =
+                                format!("not replayable ({}) and not in known-differences.yaml", skip.id());
+                            Trial::test(name, move || Err(Failed::from(why)))
+                        }
+                    };
+                    trials.push(trial);
+                    continue;
+                }
+                // Reported once, under the newest release.
+                Err(_) => continue,
+            };
+            let listed = known
+                .for_case(&c.name)
+                .or_else(|| open.for_case(&c.name))
+                .map(|e| e.id.clone());
+            let trial = match (&missing, required) {
+                (Some(m), false) => Trial::test(name, || Ok(()))
+                    .with_kind(format!("not built: {m}"))
+                    .with_ignored_flag(true),
+                (Some(m), true) => {
+                    let m = m.clone();
+                    Trial::test(name, move || Err(Failed::from(m)))
+                }
+                (None, _) => {
+                    let case_name = c.name.clone();
+                    let kind = planned.config.release.to_string();
+                    Trial::test(name, move || run_fixture(&case_name, &planned, listed.as_deref()))
+                        .with_kind(kind)
+                }
+            };
+            trials.push(trial);
+        }
     }
     for c in cases_qos {
         let name = format!("fixture/{}", c.name);
