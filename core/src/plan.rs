@@ -117,6 +117,13 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
             }
         }
     }
+    if let (Some(node), Some(doc)) = (input.node, settings_value.as_object_mut())
+        && !doc.contains_key("nodes")
+    {
+        // The Node given for the allocation is the one the admission plugins read too.
+        let node = document::parse_text(node, "node", settings.max_input_bytes)?;
+        doc.insert("nodes".into(), Value::Array(vec![node]));
+    }
     let settings_text = settings_value.to_string();
     let admission =
         crate::validation::check_documents(Some(input.old), input.new, input.sub, &settings_text)?;

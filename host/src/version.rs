@@ -19,16 +19,20 @@ pub const COMPONENT_SHA256: &str = env!("PODMUT_COMPONENT_SHA256");
 /// The wasmtime release linked into this binary (from Cargo.lock).
 pub const WASMTIME: &str = env!("PODMUT_WASMTIME_VERSION");
 
-/// The Kubernetes generation, as a literal so [`ONE_LINE`] can be built with `concat!`.
+/// The default Kubernetes release, as a literal so [`ONE_LINE`] can be built with `concat!`.
 macro_rules! kubernetes {
     () => {
-        "1.33"
+        "1.37"
     };
 }
 
-/// The newest Kubernetes generation whose API-server and kubelet rules the component follows
-/// (docs/rules.md). Update it together with the rules.
+/// The Kubernetes release the component judges as when no `kubernetesVersion` is given: the
+/// newest it supports (`podmut_core::KubernetesVersion::NEWEST`; a test holds them equal).
 pub const KUBERNETES: &str = kubernetes!();
+
+/// Every release `--kubernetes-version` and `kubernetesVersion` accept, oldest first
+/// (`podmut_core::KubernetesVersion::SUPPORTED`), besides `preview`.
+pub const KUBERNETES_SUPPORTED: &[&str] = &["1.35", "1.36", "1.37"];
 
 /// `podmut --version`: every fact on one line.
 pub const ONE_LINE: &str = concat!(
@@ -58,6 +62,8 @@ pub struct BuildInfo {
     pub wasmtime: &'static str,
     /// [`KUBERNETES`].
     pub kubernetes: &'static str,
+    /// [`KUBERNETES_SUPPORTED`].
+    pub kubernetes_supported: &'static [&'static str],
 }
 
 /// This build's facts.
@@ -67,6 +73,7 @@ pub const BUILD: BuildInfo = BuildInfo {
     component_sha256: COMPONENT_SHA256,
     wasmtime: WASMTIME,
     kubernetes: KUBERNETES,
+    kubernetes_supported: KUBERNETES_SUPPORTED,
 };
 
 #[cfg(test)]
@@ -78,6 +85,16 @@ mod tests {
         for fact in [VERSION, GIT_COMMIT, COMPONENT_SHA256, WASMTIME, KUBERNETES] {
             assert!(ONE_LINE.contains(fact), "{ONE_LINE} lacks {fact}");
         }
+    }
+
+    #[test]
+    fn the_releases_are_the_components() {
+        let supported: Vec<String> = podmut_core::KubernetesVersion::SUPPORTED
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(KUBERNETES_SUPPORTED, supported);
+        assert_eq!(KUBERNETES, podmut_core::KubernetesVersion::NEWEST.to_string());
     }
 
     #[test]

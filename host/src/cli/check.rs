@@ -41,6 +41,11 @@ pub(crate) struct CheckArgs {
     subresource: Subresource,
     #[command(flatten)]
     settings: SettingsArgs,
+    /// The cluster's Nodes (YAML or JSON: a Node, a NodeList or a multi-document stream;
+    /// repeatable): from 1.36 the API server's NodeDeclaredFeatureValidator and PodResizeValidator
+    /// judge an update of a bound Pod by its Node (settings key `nodes`).
+    #[arg(long = "node", value_name = "FILE")]
+    nodes: Vec<PathBuf>,
     /// Validate exactly what is given: skip Kubernetes defaulting.
     #[arg(long)]
     no_defaults: bool,
@@ -62,9 +67,9 @@ pub(crate) struct SettingsArgs {
     /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
     #[arg(long, value_name = "NAME=BOOL,...")]
     pub(crate) feature_gates: Option<String>,
-    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults and
+    /// The cluster's Kubernetes release (1.35, 1.36, 1.37, or preview; unset: 1.37): its feature-gate defaults and
     /// version-dependent rules; --feature-gates and --settings still override.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = super::check::kubernetes_version)]
     pub(crate) kubernetes_version: Option<String>,
 }
 
@@ -99,6 +104,35 @@ impl PatchKind {
             PatchKind::Merge => PatchType::Merge,
             PatchKind::Json => PatchType::Json,
         }
+    }
+}
+
+/// `--kubernetes-version`: `preview` or a release the component supports, written `1.37`,
+/// `v1.37` or `1.37.2` (clap names the flag in the error, with the supported releases).
+pub(crate) fn kubernetes_version(v: &str) -> Result<String, String> {
+    let t = v.trim();
+    let supported = crate::version::KUBERNETES_SUPPORTED;
+    let minor = t
+        .strip_prefix('v')
+        .unwrap_or(t)
+        .splitn(3, '.')
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(".");
+    let patch_ok = t
+        .strip_prefix('v')
+        .unwrap_or(t)
+        .splitn(3, '.')
+        .nth(2)
+        .is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    if t == "preview" || (supported.contains(&minor.as_str()) && patch_ok) {
+        Ok(t.to_owned())
+    } else {
+        Err(format!(
+            "Kubernetes {t:?} is not supported; supported: {}, or preview ({} with the DynamicContainers and MutableContainerProbes gates on)",
+            supported.join(", "),
+            crate::version::KUBERNETES
+        ))
     }
 }
 
@@ -161,6 +195,44 @@ pub(crate) fn settings_document(
     Ok((doc.to_string(), source))
 }
 
+/// Add the Nodes of `--node` files to a settings document (`nodes`).
+fn with_nodes(settings: String, files: &[PathBuf]) -> Result<String, Failure> {
+    if files.is_empty() {
+        return Ok(settings);
+    }
+    let mut nodes = Vec::new();
+    for path in files {
+        let text = read_input(path, "--node")?;
+        for doc in serde_yaml_ng::Deserializer::from_str(&text) {
+            let v = <Value as serde::Deserialize>::deserialize(doc)
+                .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())))?;
+            match v.get("kind").and_then(Value::as_str) {
+                Some("Node") => nodes.push(v),
+                Some("NodeList" | "List") => nodes.extend(
+                    v.get("items")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+                None if v.is_null() => {}
+                other => {
+                    return Err(Failure::input(format!(
+                        "{}: expected a Node or a NodeList, found kind {}",
+                        path.display(),
+                        other.unwrap_or("(none)")
+                    )));
+                }
+            }
+        }
+    }
+    let mut doc: Value = serde_json::from_str(&settings)
+        .map_err(|e| Failure::internal(format!("the settings document is not JSON: {e}")))?;
+    if let Value::Object(obj) = &mut doc {
+        obj.insert("nodes".into(), Value::Array(nodes));
+    }
+    Ok(doc.to_string())
+}
+
 /// One Pod change to judge, or why it cannot be.
 #[derive(Debug)]
 struct Job {
@@ -193,6 +265,7 @@ impl Outcome {
 
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
+    let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;
     let (jobs, single, mut judged) = match (&a.new, &a.old) {
         (Some(path), _) => {

@@ -48,9 +48,9 @@ pub(crate) struct AllocateArgs {
     /// kubelet retries them in.
     #[arg(long, requires = "request")]
     retry_order: bool,
-    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// The cluster's Kubernetes release (1.35, 1.36, 1.37, or preview; unset: 1.37): its feature-gate defaults; the
     /// request's own settings still override.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = super::check::kubernetes_version)]
     kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
@@ -73,9 +73,9 @@ pub(crate) struct ProbesArgs {
     /// Settings profile (policies/default.yaml keys), e.g. to turn MutableContainerProbes off.
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
-    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// The cluster's Kubernetes release (1.35, 1.36, 1.37, or preview; unset: 1.37): its feature-gate defaults; the
     /// request's own settings still override.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = super::check::kubernetes_version)]
     kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
@@ -102,9 +102,9 @@ pub(crate) struct StatusesArgs {
     /// Settings profile (policies/default.yaml keys), e.g. removedStatusLimit.
     #[arg(long, value_name = "FILE", conflicts_with = "request")]
     settings: Option<PathBuf>,
-    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults; the
+    /// The cluster's Kubernetes release (1.35, 1.36, 1.37, or preview; unset: 1.37): its feature-gate defaults; the
     /// request's own settings still override.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = super::check::kubernetes_version)]
     kubernetes_version: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]

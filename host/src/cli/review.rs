@@ -25,7 +25,7 @@ pub(crate) struct ReviewArgs {
     /// Feature gates, kube-apiserver syntax: Name=bool,Name=bool.
     #[arg(long, value_name = "NAME=BOOL,...", conflicts_with = "server")]
     feature_gates: Option<String>,
-    /// The cluster's Kubernetes release (1.33, 1.34, 1.35): its feature-gate defaults and
+    /// The cluster's Kubernetes release (1.35, 1.36, 1.37, or preview; unset: 1.37): its feature-gate defaults and
     /// version-dependent rules; --feature-gates and --settings still override.
     #[arg(long, value_name = "VERSION", conflicts_with = "server")]
     kubernetes_version: Option<String>,

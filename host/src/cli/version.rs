@@ -19,8 +19,13 @@ pub(crate) struct VersionArgs {
 pub(crate) fn run(a: &VersionArgs) -> Result<u8, Failure> {
     let text = match a.output {
         OutputFormat::Text => format!(
-            "podmut {}\ngit commit: {}\ncomponent sha256: {}\nwasmtime: {}\nkubernetes: {}\n",
-            BUILD.version, BUILD.git_commit, BUILD.component_sha256, BUILD.wasmtime, BUILD.kubernetes
+            "podmut {}\ngit commit: {}\ncomponent sha256: {}\nwasmtime: {}\nkubernetes: {} (default; supported: {}, preview)\n",
+            BUILD.version,
+            BUILD.git_commit,
+            BUILD.component_sha256,
+            BUILD.wasmtime,
+            BUILD.kubernetes,
+            BUILD.kubernetes_supported.join(", ")
         ),
         OutputFormat::Json => serde_json::to_string_pretty(&BUILD)
             .map(|s| s + "\n")

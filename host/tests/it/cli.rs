@@ -314,8 +314,8 @@ fn kubernetes_version_changes_the_verdict_and_refuses_unknown_releases() {
         "04-warm-pool-add-worker",
         &["--subresource", "dynamic", "--kubernetes-version", "1.32"],
     );
-    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
-    assert!(stderr(&o).contains("kubernetesVersion"), "{}", stderr(&o));
+    expect_bad_input(&o, "supported: 1.35, 1.36, 1.37, or preview");
+    assert!(stderr(&o).contains("--kubernetes-version"), "{}", stderr(&o));
     // The flag reaches the node-side commands too.
     let node = examples().join("node");
     let o = run(&[
@@ -325,7 +325,7 @@ fn kubernetes_version_changes_the_verdict_and_refuses_unknown_releases() {
         "--new",
         node.join("probes-new.yaml").to_str().unwrap(),
         "--kubernetes-version",
-        "1.34",
+        "1.35",
         "-o",
         "json",
     ]);
@@ -333,7 +333,7 @@ fn kubernetes_version_changes_the_verdict_and_refuses_unknown_releases() {
     let plan = stdout_json(&o);
     assert_eq!(
         plan["reconciled"], false,
-        "no MutableContainerProbes in 1.34: {plan}"
+        "no MutableContainerProbes in 1.35: {plan}"
     );
     assert!(
         plan["reason"]
@@ -348,7 +348,7 @@ fn kubernetes_version_changes_the_verdict_and_refuses_unknown_releases() {
         "--kubernetes-version",
         "1.30",
     ]);
-    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
+    expect_bad_input(&o, "supported: 1.35, 1.36, 1.37, or preview");
 }
 
 #[test]

@@ -65,6 +65,8 @@ fn allocate_from_separate_files_matches_the_request_document() {
         &example("web-allocated.yaml"),
         "--desired",
         &example("web-desired.yaml"),
+        "--kubernetes-version",
+        "preview",
         "-o",
         "json",
     ]);
@@ -183,6 +185,8 @@ fn probes_plan_for_a_probe_edit() {
         &example("probes-old.yaml"),
         "--new",
         &example("probes-new.yaml"),
+        "--kubernetes-version",
+        "preview",
         "-o",
         "json",
     ]);
@@ -216,6 +220,8 @@ fn probes_plan_for_a_probe_edit() {
         &example("probes-old.yaml"),
         "--new",
         &example("probes-new.yaml"),
+        "--kubernetes-version",
+        "preview",
     ]));
     assert!(text.starts_with("reconciled\n"), "{text}");
     assert_contains_all(

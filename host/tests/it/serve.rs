@@ -214,7 +214,7 @@ fn serve_refuses_settings_the_component_refuses_with_exit_2() {
         ])
         .output()
         .unwrap();
-    expect_bad_input(&o, "supported: 1.33, 1.34, 1.35");
+    expect_bad_input(&o, "supported: 1.35, 1.36, 1.37, or preview");
     let o = podmut()
         .args([
             "serve",

@@ -28,7 +28,12 @@ fn version_json_names_the_build_and_the_embedded_component() {
     let k8s = v["kubernetes"].as_str().unwrap();
     let (major, minor) = k8s.split_once('.').unwrap();
     assert_eq!(major, "1", "{v}");
-    assert!(minor.parse::<u32>().unwrap() >= 33, "{v}");
+    assert!(minor.parse::<u32>().unwrap() >= 37, "{v}");
+    let supported = v["kubernetesSupported"].as_array().unwrap();
+    assert!(
+        supported.contains(&v["kubernetes"]),
+        "the default is supported: {v}"
+    );
     let commit = v["gitCommit"].as_str().unwrap();
     let head = Command::new("git")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -42,7 +47,7 @@ fn version_json_names_the_build_and_the_embedded_component() {
     }
     assert_eq!(
         v.as_object().unwrap().len(),
-        5,
+        6,
         "exactly the documented fields: {v}"
     );
 }
