@@ -7,7 +7,7 @@ import { mountPolicies } from './policies.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  build: $('build'), example: $('example'), sub: $('sub'), profile: $('profile'), share: $('share'), shareLink: $('share-link'),
+  build: $('build'), example: $('example'), sub: $('sub'), release: $('release'), profile: $('profile'), share: $('share'), shareLink: $('share-link'),
   old: $('old'), new: $('new'), oldStatus: $('old-status'), newStatus: $('new-status'),
   verdict: $('verdict'), errors: $('errors'), warnings: $('warnings'), qos: $('qos'), probes: $('probes'),
   nodeCpu: $('node-cpu'), nodeMemory: $('node-memory'), bars: $('bars'), allocation: $('allocation'),
@@ -18,7 +18,13 @@ const SUBRESOURCES = ['none', 'dynamic', 'ephemeral-containers', 'resize', 'stat
 // The settings profiles: '' is the defaults; strict is policies/strict.yaml's setting (a host test
 // checks that the two agree).
 const PROFILES = { default: '', strict: '{"securityContextEscalation":"forbid"}' };
-const settings = () => PROFILES[ui.profile.value] ?? '';
+// The release picker's values: '' is podmut's default (stock 1.37).
+const RELEASES = ['', '1.36', '1.35', 'preview'];
+const settings = () => {
+  const profile = PROFILES[ui.profile.value] ?? '';
+  if (!ui.release.value) return profile;
+  return JSON.stringify({ ...(profile ? JSON.parse(profile) : {}), kubernetesVersion: ui.release.value });
+};
 const NOT_AVAILABLE = 'not available in this build';
 
 // ---- the component -----------------------------------------------------------------------------
@@ -112,6 +118,7 @@ function shareHash() {
   params.set('new', part(ui.new.value));
   params.set('sub', ui.sub.value);
   if (ui.profile.value !== 'default') params.set('profile', ui.profile.value);
+  if (ui.release.value) params.set('release', ui.release.value);
   for (const [k, v] of Object.entries(policies?.share() ?? {})) params.set(k, v);
   return '#' + params.toString();
 }
@@ -135,6 +142,8 @@ function loadHash(hash) {
   ui.sub.value = SUBRESOURCES.includes(sub) ? sub : 'none';
   const profile = params.get('profile') ?? 'default';
   ui.profile.value = Object.hasOwn(PROFILES, profile) ? profile : 'default';
+  const release = params.get('release') ?? '';
+  ui.release.value = RELEASES.includes(release) ? release : '';
   policies?.load(params);
   return true;
 }
@@ -513,11 +522,13 @@ ui.example.addEventListener('change', () => {
   setText(ui.old, ex.old);
   setText(ui.new, ex.new);
   ui.sub.value = ex.sub;
+  ui.release.value = ex.release ?? '';
   update();
 });
 for (const el of [ui.old, ui.new, ui.nodeCpu, ui.nodeMemory]) el.addEventListener('input', schedule);
 ui.sub.addEventListener('change', update);
 ui.profile.addEventListener('change', update);
+ui.release.addEventListener('change', update);
 ui.validate.addEventListener('change', update);
 ui.share.addEventListener('click', async () => {
   const link = location.href.split('#')[0] + shareHash();
@@ -550,6 +561,7 @@ if (!loadHash(location.hash)) {
   setText(ui.old, EXAMPLES[first].old);
   setText(ui.new, EXAMPLES[first].new);
   ui.sub.value = EXAMPLES[first].sub;
+  ui.release.value = EXAMPLES[first].release ?? '';
 }
 update();
 document.body.dataset.ready = 'true';

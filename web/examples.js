@@ -1,4 +1,5 @@
-// Ready-made Pod changes, one per KEP story. Each is {title, sub, old, new} with YAML Pods.
+// Ready-made Pod changes, one per KEP story. Each is {title, sub, old, new} with YAML Pods, and the
+// release to judge as when it is not stock 1.37 (`preview`: the KEP gates on).
 
 const meta = `apiVersion: v1
 kind: Pod
@@ -129,18 +130,21 @@ export const EXAMPLES = {
   'warm-pool-add': {
     title: 'Warm pool: add a worker container (pods/dynamic, KEP-5972)',
     sub: 'dynamic',
+    release: 'preview',
     old: warmOld,
     new: warmNew,
   },
   'sidecar-swap': {
     title: 'Sidecar swap: replace log-shipper v1 by v2 in one request (pods/dynamic)',
     sub: 'dynamic',
+    release: 'preview',
     old: sidecarOld,
     new: sidecarNew,
   },
   'relax-liveness': {
     title: 'Incident: relax a liveness probe in place (KEP-6318)',
     sub: 'none',
+    release: 'preview',
     old: probeOld,
     new: probeNew,
   },

@@ -5,8 +5,8 @@
 //! to the origins the code emits (a new origin without a row, or a row whose origin no code emits,
 //! fails it), and the conformance suite fails when an origin has no fixture.
 //!
-//! Upstream sources are Kubernetes v1.33 (kubernetes/kubernetes commit `000f26050b9b`, see
-//! [`UPSTREAM`]): `pkg/apis/core/validation.X` is `X` in `pkg/apis/core/validation/validation.go`,
+//! Upstream sources are the supported Kubernetes releases (see [`UPSTREAM`]; a rule a release
+//! added names it): `pkg/apis/core/validation.X` is `X` in `pkg/apis/core/validation/validation.go`,
 //! `k8s.io/apimachinery/...` the staging package of that name. Rules of request paths that have
 //! no upstream code yet name their KEP.
 
@@ -14,8 +14,8 @@ use std::fmt;
 
 mod fixture_counts;
 
-/// The Kubernetes release (and commit) the upstream sources refer to.
-pub const UPSTREAM: &str = "Kubernetes v1.33 (kubernetes/kubernetes 000f26050b9b)";
+/// The Kubernetes releases the upstream sources refer to.
+pub const UPSTREAM: &str = "Kubernetes v1.35.4, v1.36.3 and v1.37.2 (k8s.io/kubernetes from the Go module proxy)";
 
 /// A request path a Pod change arrives on, with creates and plain updates told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

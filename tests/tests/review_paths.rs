@@ -46,6 +46,11 @@ fn direct_and_general_readings_agree_on_every_fixture() {
             continue;
         };
         let settings = podmut_conformance::settings_text(&c.case);
+        // The admission plugins that read the Node run before a webhook is called, so a review
+        // never emulates them: a check with `nodes` judges more than a review does.
+        if Settings::parse(&settings).is_ok_and(|s| s.nodes.is_some()) {
+            continue;
+        }
         let json_text = doc.to_string();
         let yaml_text = serde_yaml_ng::to_string(&doc).unwrap();
         let answer = review(&json_text, &settings).map_err(|e| e.to_string());

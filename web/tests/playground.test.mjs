@@ -200,6 +200,24 @@ describe('playground in Chromium', { skip }, () => {
     await again.close();
   });
 
+  test('the release picker judges as that release; the KEP-6318 story needs preview', async () => {
+    const page = await open('');
+    await page.selectOption('[data-testid=example]', 'relax-liveness');
+    assert.equal(await page.inputValue('[data-testid=release]'), 'preview', 'the story picks the preview profile');
+    assert.match(await verdictMatches(page, /^allowed/), /^allowed/, 'probes are mutable with KEP-6318');
+    await page.selectOption('[data-testid=release]', '');
+    const denied = await verdictMatches(page, /^denied/);
+    assert.match(denied, /pod updates may not change fields/, 'stock 1.37 refuses a probe change');
+    await page.selectOption('[data-testid=release]', '1.35');
+    assert.match(await verdictMatches(page, /^denied/), /pod updates may not change fields/);
+    await page.waitForFunction(() => /release=1\.35/.test(document.querySelector('[data-testid=share-link]').getAttribute('href')));
+    const href = await page.getAttribute('[data-testid=share-link]', 'href');
+    await page.close();
+    const again = await open(href);
+    assert.equal(await again.inputValue('[data-testid=release]'), '1.35');
+    await again.close();
+  });
+
   test('the strict profile denies an escalating added container; the link keeps the profile', async () => {
     // A running Pod and the same Pod with a worker that adds a capability no container adds.
     const running = (containers) => ({

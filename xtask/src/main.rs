@@ -30,6 +30,7 @@ mod lint;
 mod load;
 mod oracle;
 mod pipeline;
+mod release_diff;
 mod server;
 mod setup;
 mod tests;

@@ -78,7 +78,8 @@ pub(crate) fn oracle(args: &[String]) -> Result {
         Some("long") => build().and_then(|()| long(&args[1..])),
         Some("bench") => build().and_then(|()| bench()),
         Some("layouts") => crate::layouts::layouts(&args[1..]),
-        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER] | long [--cases N] | bench | layouts [--check]".into()),
+        Some("diff") => crate::release_diff::diff(&args[1..]),
+        _ => Err("usage: cargo xtask oracle build | start [--release 1.37] | stop [--release 1.37] | test [-- FILTER] | long [--cases N] | bench | layouts [--check] | diff --from 1.36 --to 1.37".into()),
     }
 }
 

@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn markdown_cells_escape_pipes() {
         let t = RuleTable {
-            upstream: "Kubernetes v1.33".into(),
+            upstream: "Kubernetes v1.37.2".into(),
             rules: vec![entry("dynamic/no-privileged")],
         };
         let md = rules_markdown(&t);

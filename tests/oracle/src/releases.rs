@@ -129,6 +129,32 @@ pub fn etcd_binary(version: &str) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// Adding a release starts by pinning it; until podmut has its profile this fails (and the
+    /// oracle would skip it), and a profile whose release is not pinned has no server to judge it.
+    #[test]
+    fn every_pinned_release_has_a_profile_and_every_profile_is_pinned() {
+        let pins = Pins::load().unwrap_or_else(|e| panic!("{e}"));
+        let pinned: Vec<u8> = pins.kubernetes.iter().map(|r| r.minor).collect();
+        let supported: Vec<u8> = podmut_core::KubernetesVersion::SUPPORTED
+            .iter()
+            .map(|v| v.minor())
+            .collect();
+        for minor in &pinned {
+            assert!(
+                supported.contains(minor),
+                "tests/oracle/releases.txt pins 1.{minor}, which podmut has no profile for: add it to \
+                 KubernetesVersion::SUPPORTED (core/src/settings/versions.rs; docs/kubernetes-versions.md, \
+                 \"Adding a release\")"
+            );
+        }
+        for minor in &supported {
+            assert!(
+                pinned.contains(minor),
+                "podmut supports 1.{minor}, which tests/oracle/releases.txt does not pin: no server judges it"
+            );
+        }
+    }
+
     #[test]
     fn the_pin_file_parses() {
         let pins = Pins::parse("# c\nkubernetes v1.37.2\nkubernetes v1.35.4\netcd v3.6.17\n").ok();
