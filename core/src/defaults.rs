@@ -535,7 +535,7 @@ mod tests {
         assert!(decoded.limits.is_none(), "1.37 no longer defaults at decoding");
         let old = defaulted_136(yaml).spec.unwrap().resources.unwrap();
         assert!(
-            old.requests.unwrap().get("memory").is_none(),
+            !old.requests.unwrap().contains_key("memory"),
             "1.36: only with pod-level limits"
         );
     }

@@ -107,8 +107,8 @@ pub(crate) fn admit(sub: Subresource, new: &Pod, old: &Pod, settings: &Settings)
 fn required_features(new: &Pod, old: &Pod, settings: &Settings) -> Vec<&'static str> {
     let (ns, os) = (spec_of(new), spec_of(old));
     let mut features = Vec::new();
-    let pod_level = !(ns.resources.is_none() && os.resources.is_none())
-        && !requirements_eq(ns.resources.as_ref(), os.resources.as_ref());
+    let either = ns.resources.is_some() || os.resources.is_some();
+    let pod_level = either && !requirements_eq(ns.resources.as_ref(), os.resources.as_ref());
     if pod_level && settings.gate(Gate::InPlacePodLevelResourcesVerticalScaling) {
         features.push(Gate::InPlacePodLevelResourcesVerticalScaling.name());
     }

@@ -15,7 +15,8 @@ use std::fmt;
 mod fixture_counts;
 
 /// The Kubernetes releases the upstream sources refer to.
-pub const UPSTREAM: &str = "Kubernetes v1.35.4, v1.36.3 and v1.37.2 (k8s.io/kubernetes from the Go module proxy)";
+pub const UPSTREAM: &str =
+    "Kubernetes v1.35.4, v1.36.3 and v1.37.2 (k8s.io/kubernetes from the Go module proxy)";
 
 /// A request path a Pod change arrives on, with creates and plain updates told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -33,7 +33,9 @@ const FOLLOWED: [&str; 12] = [
 
 /// `cargo xtask oracle diff --from A --to B`.
 pub(crate) fn diff(args: &[String]) -> Result {
-    let usage = || "usage: cargo xtask oracle diff --from 1.37 --to 1.38 (a pinned minor or a full v1.38.0)".to_owned();
+    let usage = || {
+        "usage: cargo xtask oracle diff --from 1.37 --to 1.38 (a pinned minor or a full v1.38.0)".to_owned()
+    };
     let flag = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -75,7 +77,9 @@ fn release(text: &str) -> Result<String> {
     match parts.as_slice() {
         ["1", minor, _patch] if minor.parse::<u32>().is_ok() => Ok(format!("v{t}")),
         ["1", minor] => {
-            let minor: u32 = minor.parse().map_err(|_| format!("{text:?} is not a Kubernetes release"))?;
+            let minor: u32 = minor
+                .parse()
+                .map_err(|_| format!("{text:?} is not a Kubernetes release"))?;
             pins()?
                 .into_iter()
                 .find_map(|p| match p {
@@ -93,7 +97,12 @@ fn release(text: &str) -> Result<String> {
 /// The module directory of `k8s.io/kubernetes@<version>` in the Go module cache.
 fn source(version: &str) -> Result<PathBuf> {
     let mut c = go(&cache_dir());
-    c.args(["mod", "download", "-json", &format!("k8s.io/kubernetes@{version}")]);
+    c.args([
+        "mod",
+        "download",
+        "-json",
+        &format!("k8s.io/kubernetes@{version}"),
+    ]);
     let info = stdout_of(c)?;
     let dir = info
         .lines()
@@ -131,7 +140,8 @@ fn gate_specs(source: &Path) -> Result<Vec<(String, String)>> {
 /// The gates podmut knows whose specs differ, and the gates the newer release adds or removes.
 fn gate_changes(old: &Path, new: &Path) -> Result {
     let (before, after) = (gate_specs(old)?, gate_specs(new)?);
-    let find = |list: &[(String, String)], name: &str| list.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
+    let find =
+        |list: &[(String, String)], name: &str| list.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
     let known: Vec<&str> = podmut_core::Gate::ALL.iter().map(|(g, _)| g.name()).collect();
     println!("## Feature gates podmut knows\n");
     for name in &known {
@@ -184,7 +194,9 @@ fn unified(a: &Path, b: &Path) -> Result<String> {
 
 /// Added and removed lines of a unified diff.
 fn count(diff: &str) -> (usize, usize) {
-    let lines = diff.lines().filter(|l| !l.starts_with("+++") && !l.starts_with("---"));
+    let lines = diff
+        .lines()
+        .filter(|l| !l.starts_with("+++") && !l.starts_with("---"));
     lines.fold((0, 0), |(p, m), l| match l.as_bytes().first() {
         Some(b'+') => (p + 1, m),
         Some(b'-') => (p, m + 1),

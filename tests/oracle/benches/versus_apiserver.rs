@@ -78,7 +78,7 @@ fn main() {
     let ns = exchange::fresh_namespace();
     rt.block_on(api.create_namespace(&ns))
         .unwrap_or_else(|e| fail("namespace", e));
-    rt.block_on(api.ensure_node(NODE, "64", "256Gi"))
+    rt.block_on(api.ensure_node(NODE))
         .unwrap_or_else(|e| fail("node", e));
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": ns, "labels": {"app": "web"}},
         "spec": {"nodeName": NODE, "containers": [{"name": "nginx", "image": "nginx:1.27",
