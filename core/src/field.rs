@@ -465,23 +465,14 @@ impl FieldError {
         Self::make(ErrorType::NotFound, field, value.into(), String::new())
     }
 
-    /// `field.TooLong(path, value, maxLength)`: "must have at most N bytes".
+    /// `field.TooLong(path, value, maxLength)`: "may not be more than N bytes".
     pub fn too_long(field: &Path, max_len: usize) -> Self {
+        let unit = if max_len == 1 { "byte" } else { "bytes" };
         Self::make(
             ErrorType::TooLong,
             field,
             BadValue::Omit,
-            format!("must have at most {max_len} bytes"),
-        )
-    }
-
-    /// `field.TooLongMaxLength(path, value, maxLength)`: "may not be longer than N".
-    pub fn too_long_max_length(field: &Path, max_len: usize) -> Self {
-        Self::make(
-            ErrorType::TooLong,
-            field,
-            BadValue::Omit,
-            format!("may not be longer than {max_len}"),
+            format!("may not be more than {max_len} {unit}"),
         )
     }
 
