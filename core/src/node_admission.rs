@@ -155,15 +155,15 @@ fn over_allocatable(pod: &Pod, node: &Node) -> Option<String> {
     if cpu.0 > cpu.1 {
         short.push(format!(
             "cpu, requested: {}, allocatable: {}",
-            cpu.0.milli_value(),
-            cpu.1.milli_value()
+            cpu.0.go_milli_value(),
+            cpu.1.go_milli_value()
         ));
     }
     if memory.0 > memory.1 {
         short.push(format!(
             "memory, requested: {}, allocatable: {}",
-            memory.0.value(),
-            memory.1.value()
+            memory.0.go_value(),
+            memory.1.go_value()
         ));
     }
     (!short.is_empty()).then(|| short.join("; "))

@@ -161,6 +161,21 @@ impl Quantity {
         clamp_i64(div_ceil(self.nanos, 1_000_000))
     }
 
+    /// `MilliValue()` as Go computes it for every value, beyond the int64 range too (where the
+    /// result wraps; see [`Exact::go_scaled_int64`]): what a message prints with `%d`.
+    pub(crate) fn go_milli_value(&self) -> i64 {
+        self.huge
+            .as_ref()
+            .map_or_else(|| self.milli_value(), |e| e.go_scaled_int64(3))
+    }
+
+    /// `Value()` as Go computes it for every value (see [`Quantity::go_milli_value`]).
+    pub(crate) fn go_value(&self) -> i64 {
+        self.huge
+            .as_ref()
+            .map_or_else(|| self.value(), |e| e.go_scaled_int64(0))
+    }
+
     /// Upstream `Sign()`.
     pub(crate) fn sign(&self) -> i32 {
         match self.nanos.cmp(&0) {

@@ -46,6 +46,39 @@ impl Exact {
         i128::try_from(&self.mantissa * BigInt::from(10).pow(shift)).ok()
     }
 
+    /// Go's `ScaledValue(10^-scale)` of a value kept as `inf.Dec` (`scaledValue`): the value times
+    /// `10^scale`, rounded up, then `big.Int.Int64()` — the low 64 bits of the magnitude, with the
+    /// sign, wrapping as Go's conversion does (a multiple of `2^64`, such as `10^64` and beyond,
+    /// gives 0).
+    pub(crate) fn go_scaled_int64(&self, scale: i32) -> i64 {
+        let exponent = i64::from(self.exponent) + i64::from(scale);
+        let scaled = if exponent >= 64 {
+            return 0;
+        } else if exponent >= 0 {
+            &self.mantissa * BigInt::from(10).pow(u32::try_from(exponent).unwrap_or(0))
+        } else {
+            let Ok(shift) = u32::try_from(-exponent) else {
+                return i64::from(self.mantissa > BigInt::ZERO);
+            };
+            if shift > MAX_ALIGN {
+                // |value| < 1: rounded up, 1 for a positive value and 0 for a negative one.
+                return i64::from(self.mantissa > BigInt::ZERO);
+            }
+            let divisor = BigInt::from(10).pow(shift);
+            // `/` truncates toward zero: that is the ceiling unless a positive remainder is left.
+            let (q, r) = (&self.mantissa / &divisor, &self.mantissa % &divisor);
+            if r > BigInt::ZERO { q + 1 } else { q }
+        };
+        let (sign, digits) = scaled.to_u64_digits();
+        // Go's `int64(low64(x.abs))`: the low 64 bits reinterpreted, two's complement.
+        let low = i64::from_ne_bytes(digits.first().copied().unwrap_or(0).to_ne_bytes());
+        if sign == num_bigint::Sign::Minus {
+            low.wrapping_neg()
+        } else {
+            low
+        }
+    }
+
     /// The sign, then the order of magnitude: the power of ten just above the value.
     fn magnitude(&self) -> (Ordering, i64) {
         let (digits, exponent) = self.canonical_digits(false);
@@ -154,6 +187,20 @@ impl Ord for Exact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scaled_int64_wraps_as_go_does() {
+        // 10^403 is a multiple of 2^64: its low 64 bits are 0 (the API server prints 0).
+        assert_eq!(Exact::new(1, 400).go_scaled_int64(3), 0);
+        // 2^64 + 5 keeps 5; negative values negate the low bits.
+        let two64_plus_5 = BigInt::from(u64::MAX) + BigInt::from(6);
+        assert_eq!(Exact::new(two64_plus_5.clone(), 0).go_scaled_int64(0), 5);
+        assert_eq!(Exact::new(-two64_plus_5, 0).go_scaled_int64(0), -5);
+        // Rounded up: 1.5 units is 2, -1.5 is -1.
+        assert_eq!(Exact::new(15, -1).go_scaled_int64(0), 2);
+        assert_eq!(Exact::new(-15, -1).go_scaled_int64(0), -1);
+        assert_eq!(Exact::new(15, -1).go_scaled_int64(3), 1500);
+    }
 
     #[test]
     fn adds_compares_and_prints_like_inf_dec() {
