@@ -185,8 +185,9 @@ describe('playground in Chromium', { skip }, () => {
     await verdictMatches(page, ANSWERED);
     const href = await page.getAttribute('[data-testid=share-link]', 'href');
     const params = new URLSearchParams(href.slice(1));
-    assert.deepEqual([...params.keys()].sort(), ['new', 'old', 'sub']);
+    assert.deepEqual([...params.keys()].sort(), ['new', 'old', 'release', 'sub']);
     assert.equal(params.get('sub'), 'resize');
+    assert.equal(params.get('release'), 'preview', 'the first example judges with the preview profile');
     const decoded = JSON.parse(Buffer.from(params.get('new'), 'base64url').toString('utf8'));
     assert.equal(decoded.spec.containers[1].name, 'shared', 'new= is base64url JSON of the new Pod');
     const before = await verdict(page);
@@ -194,6 +195,7 @@ describe('playground in Chromium', { skip }, () => {
 
     const again = await open(href);
     assert.equal(await again.inputValue('[data-testid=subresource]'), 'resize');
+    assert.equal(await again.inputValue('[data-testid=release]'), 'preview');
     assert.match(await podText(again, 'new'), /"shared"/);
     assert.match(await podText(again, 'old'), /"name": "a"/);
     assert.equal(await verdict(again), before, 'the same verdict after the round trip');
