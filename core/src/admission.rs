@@ -20,8 +20,10 @@ use serde_json::Value;
 
 use crate::document::{self, InputError};
 use crate::field::{FieldError, invalid_message};
+use crate::request_path::Subresource;
 use crate::settings::{Enforcement, Settings, UnknownSubresource};
-use crate::validation::{Arrival, Subresource, Verdict, check_arrived};
+use crate::validation::{Arrival, check_arrived};
+use crate::verdict::Verdict;
 
 pub(crate) mod coverage;
 

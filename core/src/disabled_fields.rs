@@ -55,7 +55,7 @@ const DROPS: [(Gate, InUse, Drop); 2] = [
     ),
     (
         Gate::ContainerRestartRules,
-        crate::pod::options::container_restart_rules_in_use,
+        crate::pod::options_from::container_restart_rules_in_use,
         drop_container_restart_rules,
     ),
 ];

@@ -328,7 +328,7 @@ fn render_path(stack: &[Frame], drop_last_key: bool) -> String {
 
 // Numbers under these keys are quantities written without quotes (`cpu: 1`), which upstream
 // accepts and k8s-openapi's string `Quantity` does not.
-use crate::resource_helper::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
+use crate::quantity::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
 
 /// Rewrite numeric quantities as strings, the way upstream's `Quantity.UnmarshalJSON` reads them;
 /// `true` when there was one to rewrite.

@@ -58,7 +58,7 @@ pub(crate) fn validate_ephemeral_containers_update(new: &Pod, old: &Pod, setting
             .map(|c| (c.name.as_str(), c)),
     );
     for old_c in old_spec.ephemeral_containers.iter().flatten() {
-        let name = crate::field::go_quote(&old_c.name);
+        let name = crate::gojson::go_quote(&old_c.name);
         match index.get(old_c.name.as_str()) {
             None => errs.push(
                 FieldError::forbidden(

@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::gojson::go_quote;
+
 /// A path from the object root to a field, rendered like upstream `field.Path.String()`:
 /// `spec.containers[0].resources.limits[memory]`.
 ///
@@ -316,7 +318,7 @@ impl BadValue {
             BadValue::Int(i) => Some(i.to_string()),
             BadValue::Bool(b) => Some(b.to_string()),
             BadValue::Rendered(s) => Some(s.clone()),
-            BadValue::Go(v) => Some(v.render(crate::gojson::release_of(None))),
+            BadValue::Go(v) => Some(v.render_newest()),
         }
     }
 
@@ -369,38 +371,6 @@ impl<T: Into<BadValue>> From<Option<T>> for BadValue {
     fn from(v: Option<T>) -> Self {
         v.map_or(BadValue::Null, Into::into)
     }
-}
-
-/// Quote a string the way Go's `strconv.Quote` (and `%q`) does.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                if (c as u32) <= 0xffff {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                } else {
-                    let _ = write!(out, "\\U{:08x}", c as u32);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// One field-level validation error (upstream `field.Error`, plus a stable origin).
@@ -703,11 +673,5 @@ mod tests {
             let json = serde_json::to_string(&t).unwrap();
             assert_eq!(json, format!("\"{}\"", t.cause_type()));
         }
-    }
-
-    #[test]
-    fn go_quote_escapes() {
-        assert_eq!(go_quote("a\tb\u{1}"), "\"a\\tb\\x01\"");
-        assert_eq!(go_quote("ü"), "\"ü\"");
     }
 }

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::document::{self, InputError};
+use crate::json_path::{Segment, render_path};
 
 /// What to do with unknown and duplicate fields (kubectl `--validate`, the API server's
 /// `fieldValidation`).
@@ -77,15 +78,6 @@ impl FromStr for FieldValidation {
     }
 }
 
-/// One step of a field path.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Segment {
-    /// An object key.
-    Key(String),
-    /// A list index.
-    Index(usize),
-}
-
 /// Unknown or duplicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum ProblemKind {
@@ -128,27 +120,6 @@ impl fmt::Display for FieldProblem {
         };
         write!(f, "{kind} field \"{}\"", self.field())
     }
-}
-
-/// `spec.containers[0].resource`.
-pub(crate) fn render_path(path: &[Segment]) -> String {
-    let mut out = String::new();
-    for seg in path {
-        match seg {
-            Segment::Key(k) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(k);
-            }
-            Segment::Index(i) => {
-                out.push('[');
-                out.push_str(&i.to_string());
-                out.push(']');
-            }
-        }
-    }
-    out
 }
 
 /// The API server's strict-decoding message for a set of problems:

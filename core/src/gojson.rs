@@ -20,8 +20,6 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::settings::KubernetesVersion;
-
 /// A Go type, as far as `encoding/json` is concerned.
 #[derive(Debug)]
 pub(crate) enum Ty {
@@ -98,6 +96,14 @@ impl GoValue {
     pub(crate) fn render(&self, release: u8) -> String {
         let mut out = String::new();
         write_value(&mut out, Some(&self.value), self.ty, release_bit(release));
+        out
+    }
+
+    /// The text in the newest layout pinned here (the newest release podmut supports).
+    pub(crate) fn render_newest(&self) -> String {
+        let mut out = String::new();
+        let newest = 1u8 << (layout::RELEASES.len() - 1);
+        write_value(&mut out, Some(&self.value), self.ty, newest);
         out
     }
 
@@ -186,9 +192,36 @@ fn release_bit(minor: u8) -> u8 {
     bit
 }
 
-/// The release minor a Kubernetes version prints bad values with (unset: the newest supported).
-pub(crate) fn release_of(version: Option<KubernetesVersion>) -> u8 {
-    version.unwrap_or(KubernetesVersion::NEWEST).minor()
+/// Quote a string the way Go's `strconv.Quote` (and `%q`) does.
+pub(crate) fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                if (c as u32) <= 0xffff {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn write_value(out: &mut String, v: Option<&Value>, ty: &Ty, bit: u8) {
@@ -367,6 +400,12 @@ pub(crate) fn write_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_quote_escapes() {
+        assert_eq!(go_quote("a\tb\u{1}"), "\"a\\tb\\x01\"");
+        assert_eq!(go_quote("ü"), "\"ü\"");
+    }
 
     #[test]
     fn indents_as_go_marshal_indent_does() {

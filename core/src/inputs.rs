@@ -13,8 +13,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
 use crate::document::InputError;
-use crate::field_validation::{self as fv, CheckedValue, FieldProblem, FieldValidation, Segment, Validated};
-use crate::validation::{PodText, Subresource, Verdict, check_pod_texts};
+use crate::field_validation::{self as fv, CheckedValue, FieldProblem, FieldValidation, Validated};
+use crate::json_path::Segment;
+use crate::request_path::Subresource;
+use crate::validation::{PodText, check_pod_texts};
+use crate::verdict::Verdict;
 
 /// What a document is checked against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -60,6 +60,7 @@ mod field;
 mod field_validation;
 mod gojson;
 mod inputs;
+mod json_path;
 mod node_admission;
 mod order;
 mod patch;
@@ -69,6 +70,7 @@ mod podutil;
 mod probe_plan;
 mod qos;
 mod quantity;
+mod request_path;
 mod resize;
 mod resource_helper;
 mod rest;
@@ -82,6 +84,7 @@ mod strategy;
 mod strict;
 mod validation;
 mod vap;
+mod verdict;
 
 pub use admission::{
     CoverageReport, HandlerCoverage, Scope as CoverageScope, coverage, read_pod_review_directly, review,
@@ -102,16 +105,19 @@ pub use probe_plan::{
     Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
 };
 pub use qos::{QosClass, qos_document};
+pub use request_path::RequestPath;
+pub use request_path::Subresource;
 pub use rest::{GENERATED_SUFFIX as GENERATED_NAME_SUFFIX, MAX_GENERATED_NAME_BASE};
 pub use review_request::{Operation, RequestOptions, admission_request};
-pub use rules::{RequestPath, Rule, UPSTREAM, rule, rules};
+pub use rules::{Rule, UPSTREAM, rule, rules};
 pub use settings::{
     Enforcement, FeatureGates, Gate, KubernetesVersion, MemoryLimitDecrease, SecurityContextEscalation,
     Settings, UnknownSubresource,
 };
 pub use statuses::container_statuses_document;
-pub use validation::{Subresource, Verdict, check, check_documents};
+pub use validation::{check, check_documents};
 pub use vap::{
     VapDecision, VapEvaluation, VapExpressionWarning, VapReport, VapRequest, VapTypeCheck, VapValidation,
     vap_evaluate, vap_type_check,
 };
+pub use verdict::Verdict;

@@ -19,13 +19,15 @@
 
 use k8s_openapi::api::core::v1::{Container, Node, Pod};
 
-use crate::field::{ErrorType, FieldError, go_quote};
+use crate::field::{ErrorType, FieldError};
+use crate::gojson::go_quote;
 use crate::podutil::{init_containers, is_restartable_init, spec as spec_of};
 use crate::quantity::Quantity;
+use crate::request_path::Subresource;
 use crate::resource_helper::{PodResourcesOptions, parse_list, pod_requests};
 use crate::semantic::requirements_eq;
 use crate::settings::{Gate, Settings};
-use crate::validation::{Subresource, Verdict};
+use crate::verdict::Verdict;
 
 /// The first release whose kube-apiserver runs both plugins.
 const SINCE: u8 = 36;
@@ -34,7 +36,7 @@ const SINCE: u8 = 36;
 /// they refuse it.
 pub(crate) fn admit(sub: Subresource, new: &Pod, old: &Pod, settings: &Settings) -> Option<Verdict> {
     let nodes = settings.nodes.as_deref()?;
-    let release = crate::gojson::release_of(settings.kubernetes_version);
+    let release = settings.release();
     if release < SINCE || !matches!(sub, Subresource::None | Subresource::Resize) {
         return None;
     }

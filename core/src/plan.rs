@@ -15,8 +15,9 @@ use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
 use crate::probe_plan::ProbeReconciliation;
 use crate::qos::{QosClass, compute_pod_qos};
+use crate::request_path::Subresource;
 use crate::settings::{Gate, Settings};
-use crate::validation::{Subresource, Verdict};
+use crate::verdict::Verdict;
 
 /// The documents a plan reads (JSON or YAML text).
 #[derive(Clone, Copy, Debug)]
@@ -179,7 +180,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
 /// The Pod the API server stores: a subresource's REST strategy keeps only what that path may
 /// change (the same step [`crate::validation::check`] runs before validating).
 fn stored_pod(old: &Pod, new: &Pod, sub: Subresource, settings: &Settings) -> Pod {
-    crate::strategy::prepare_update(sub, new, old, settings).pod
+    crate::validation::prepare_update(sub, new, old, settings).pod
 }
 
 fn qos_of(pod: &Pod, settings: &Settings) -> QosClass {

@@ -2,13 +2,15 @@
 //! `pkg/apis/core/validation`. The request paths themselves (`crate::validation` dispatches to
 //! them) compose these steps; none of these modules knows about a path.
 //!
-//! - [`options`] — the options derived from the old Pod (`GetValidationOptionsFromPodSpecAndMeta`);
+//! - [`options`] — the validation options; [`options_from`] derives them from the old Pod
+//!   (`GetValidationOptionsFromPodSpecAndMeta`);
 //! - [`meta`] — ObjectMeta (create and update);
 //! - [`annotations`] — the Pod-specific annotations and their update rules;
 //! - [`spec`] — `ValidatePodSpec`, `validatePodMetadataAndSpec`, `ValidatePodCreate`;
 //! - [`update`] — `ValidatePodUpdate`, split into its metadata/full-validation prefix and its
 //!   spec-update step;
-//! - [`container`], [`ephemeral`] — containers, init and ephemeral containers;
+//! - [`container`], [`ephemeral`] — containers, init and ephemeral containers; [`images`] — pull
+//!   policies;
 //! - [`restart_rules`] — container-level restart policies and rules;
 //! - [`probes`] — probes and lifecycle handlers;
 //! - [`resources`], [`resize`] — resources, resource claims, resize policy, pod-level resources,
@@ -22,9 +24,11 @@
 pub(crate) mod annotations;
 pub(crate) mod container;
 pub(crate) mod ephemeral;
+pub(crate) mod images;
 pub(crate) mod meta;
 pub(crate) mod names;
 pub(crate) mod options;
+pub(crate) mod options_from;
 pub(crate) mod probes;
 pub(crate) mod resize;
 pub(crate) mod resources;

@@ -90,7 +90,7 @@ pub(crate) fn uses_pod_level_resources(pod: &Pod, settings: &Settings) -> bool {
 
 /// Upstream `ComputePodQOS`: the class from the spec alone (ephemeral containers never count).
 pub(crate) fn compute_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
-    if crate::gojson::release_of(settings.kubernetes_version) >= 37 {
+    if settings.release() >= 37 {
         return compute_pod_qos_per_container(pod, settings);
     }
     compute_pod_qos_summed(pod, settings)

@@ -17,6 +17,19 @@ use exact::Exact;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity as K8sQuantity;
 
+/// JSON keys whose values are resource lists (maps of quantities) in the objects podmut reads.
+pub(crate) const RESOURCE_LIST_KEYS: &[&str] = &[
+    "limits",
+    "requests",
+    "allocatable",
+    "capacity",
+    "overhead",
+    "allocatedResources",
+];
+
+/// JSON keys whose values are a single quantity.
+pub(crate) const QUANTITY_KEYS: &[&str] = &["sizeLimit"];
+
 /// Nano-units per unit.
 const NANO: i128 = 1_000_000_000;
 /// Upstream caps every quantity at the largest int64 value (in units).

@@ -211,7 +211,7 @@ fn only_cpu_memory_mutable(
     mut errs: ErrorList,
 ) -> ErrorList {
     let spec_path = Path::new("spec");
-    let release = crate::gojson::release_of(settings.kubernetes_version);
+    let release = settings.release();
     let keep_claims = release >= 37;
     let forbid = |errs: &mut ErrorList, detail: &str, origin: &'static str| {
         errs.push(FieldError::forbidden(&spec_path, detail).with_origin(origin));

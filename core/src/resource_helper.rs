@@ -25,19 +25,6 @@ pub(crate) type ResourceList = BTreeMap<String, K8sQuantity>;
 /// Resource name -> parsed quantity.
 pub(crate) type ResourceMap = BTreeMap<String, Quantity>;
 
-/// JSON keys whose values are resource lists (maps of quantities) in the objects podmut reads.
-pub(crate) const RESOURCE_LIST_KEYS: &[&str] = &[
-    "limits",
-    "requests",
-    "allocatable",
-    "capacity",
-    "overhead",
-    "allocatedResources",
-];
-
-/// JSON keys whose values are a single quantity.
-pub(crate) const QUANTITY_KEYS: &[&str] = &["sizeLimit"];
-
 /// `core.ResourceHugePagesPrefix`.
 pub(crate) const HUGEPAGES_PREFIX: &str = "hugepages-";
 

@@ -27,7 +27,7 @@ use crate::gojson::{Struct, Ty};
 use crate::pod::meta::{validate_object_meta_accessor, validate_object_meta_accessor_update};
 use crate::pod::util::opt_str;
 use crate::quantity::Quantity;
-use crate::validation::Subresource;
+use crate::request_path::Subresource;
 
 /// A refusal before validation: the server's message.
 pub(crate) type Refusal = String;
@@ -66,7 +66,7 @@ fn forbidden(pod: &Pod, why: &str) -> Refusal {
         ("", generate) => generate,
         (name, _) => name,
     };
-    format!("pods {} is forbidden: {why}", crate::field::go_quote(name))
+    format!("pods {} is forbidden: {why}", crate::gojson::go_quote(name))
 }
 
 /// The body's decoding: the first quantity (in the document's order) that does not parse
@@ -178,7 +178,7 @@ fn admit_create(pod: &mut Pod) -> Result<(), Refusal> {
             pod,
             &format!(
                 "pod rejected: RuntimeClass {} not found",
-                crate::field::go_quote(&class)
+                crate::gojson::go_quote(&class)
             ),
         ));
     }
@@ -294,7 +294,7 @@ pub(crate) fn before_update(mut pod: Pod, old: &Pod, sub: Subresource) -> Result
     if !uid.is_empty() && uid != old_uid {
         return Err(format!(
             "Operation cannot be fulfilled on pods {}: StorageError: invalid object, Code: 4, Key: /pods/{old_ns}/{old_name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {old_uid}",
-            crate::field::go_quote(&old_name)
+            crate::gojson::go_quote(&old_name)
         ));
     }
     let keep_stored = sub != Subresource::None

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use serde_json::{Value, json};
 
 use crate::document::{self, InputError};
-use crate::validation::Subresource;
+use crate::request_path::Subresource;
 
 /// An admission operation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

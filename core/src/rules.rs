@@ -10,72 +10,13 @@
 //! `k8s.io/apimachinery/...` the staging package of that name. Rules of request paths that have
 //! no upstream code yet name their KEP.
 
-use std::fmt;
+use crate::request_path::RequestPath;
 
 mod fixture_counts;
 
 /// The Kubernetes releases the upstream sources refer to.
 pub const UPSTREAM: &str =
     "Kubernetes v1.35.4, v1.36.3 and v1.37.2 (k8s.io/kubernetes from the Go module proxy)";
-
-/// A request path a Pod change arrives on, with creates and plain updates told apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RequestPath {
-    /// A create (`POST pods`).
-    Create,
-    /// A plain update of the main resource (`PUT pods/NAME`).
-    Update,
-    /// `pods/dynamic` (KEP-5972).
-    Dynamic,
-    /// `pods/ephemeralcontainers`.
-    EphemeralContainers,
-    /// `pods/resize`.
-    Resize,
-    /// `pods/status`.
-    Status,
-}
-
-impl RequestPath {
-    /// Every request path, in the order the table lists them.
-    pub const ALL: [RequestPath; 6] = [
-        RequestPath::Create,
-        RequestPath::Update,
-        RequestPath::Dynamic,
-        RequestPath::EphemeralContainers,
-        RequestPath::Resize,
-        RequestPath::Status,
-    ];
-
-    /// The name podmut prints (`create`, `update`, or the subresource's name).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RequestPath::Create => "create",
-            RequestPath::Update => "update",
-            RequestPath::Dynamic => "dynamic",
-            RequestPath::EphemeralContainers => "ephemeralcontainers",
-            RequestPath::Resize => "resize",
-            RequestPath::Status => "status",
-        }
-    }
-
-    /// The subresource a check on this path names (creates and plain updates: none).
-    pub fn subresource(self) -> crate::Subresource {
-        use crate::Subresource as S;
-        match self {
-            RequestPath::Create | RequestPath::Update => S::None,
-            RequestPath::Dynamic => S::Dynamic,
-            RequestPath::EphemeralContainers => S::EphemeralContainers,
-            RequestPath::Resize => S::Resize,
-            RequestPath::Status => S::Status,
-        }
-    }
-}
-
-impl fmt::Display for RequestPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One rule origin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::quantity::Quantity;
-use crate::resource_helper::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
+use crate::quantity::{QUANTITY_KEYS, RESOURCE_LIST_KEYS};
 
 /// JSON keys whose Go type is a map (so an empty value equals an absent one).
 const MAP_KEYS: &[&str] = &[

@@ -377,6 +377,14 @@ fn bytes_or_quantity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::E
 }
 
 impl Settings {
+    /// The release minor these settings follow (unset: the newest supported): the release whose
+    /// rules and bad-value layouts apply.
+    pub(crate) fn release(&self) -> u8 {
+        self.kubernetes_version
+            .unwrap_or(KubernetesVersion::NEWEST)
+            .minor()
+    }
+
     /// Parse a settings document (JSON or YAML); an empty or blank string gives the defaults.
     pub fn parse(text: &str) -> Result<Self, InputError> {
         if text.trim().is_empty() {

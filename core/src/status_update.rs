@@ -22,7 +22,8 @@ use std::net::IpAddr;
 
 use k8s_openapi::api::core::v1::{Container, ContainerStatus, Pod, PodCondition, PodSpec, PodStatus};
 
-use crate::field::{BadValue, ErrorList, FieldError, Path, go_quote};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::gojson::go_quote;
 use crate::pod::names::{is_dns1123_subdomain, is_ipv6, is_qualified_name, parse_ip_sloppy};
 use crate::pod::util::items;
 use crate::pod::{

@@ -1,6 +1,6 @@
 //! The REST-layer "strategy" step every subresource request path starts with: which parts of a
-//! request the path applies at all. Each path module has its own `prepare_update`; this module
-//! holds what they share.
+//! request the path applies at all. Each path module has its own `prepare_update` (dispatched by
+//! [`crate::validation::prepare_update`]); this module holds what they share.
 //!
 //! # The strategy step
 //!
@@ -106,39 +106,6 @@ impl Prepared {
             warnings: Vec::new(),
         }
     }
-}
-
-/// The strategy step of an update on `sub` (`PrepareForUpdate`): what the path keeps of the
-/// request and what it takes from the stored Pod; on the main resource, the fields of disabled
-/// gates dropped.
-pub(crate) fn prepare_update(sub: crate::Subresource, new: &Pod, old: &Pod, settings: &Settings) -> Prepared {
-    use crate::Subresource;
-    match sub {
-        Subresource::None => crate::disabled_fields::prepare(
-            &keep_pod_level_resources(new, old, settings),
-            Some(old),
-            settings,
-        ),
-        Subresource::Dynamic => crate::dynamic::prepare_update(new, old),
-        Subresource::EphemeralContainers => crate::ephemeral::prepare_update(new, old),
-        Subresource::Resize => crate::resize::prepare_update(new, old, settings),
-        Subresource::Status => crate::status_update::prepare_update(new, old, settings),
-    }
-}
-
-/// `podStrategy.PrepareForUpdate` with `PodLevelResourcesFixDefaulting` (1.37): an update that
-/// drops `spec.resources` keeps the stored ones (a client that does not know the field).
-fn keep_pod_level_resources<'a>(new: &'a Pod, old: &Pod, settings: &Settings) -> std::borrow::Cow<'a, Pod> {
-    let dropped = new.spec.as_ref().is_some_and(|s| s.resources.is_none())
-        && old.spec.as_ref().is_some_and(|s| s.resources.is_some());
-    if !(dropped && settings.gate(crate::settings::Gate::PodLevelResourcesFixDefaulting)) {
-        return std::borrow::Cow::Borrowed(new);
-    }
-    let mut kept = new.clone();
-    if let (Some(spec), Some(old)) = (kept.spec.as_mut(), old.spec.as_ref()) {
-        spec.resources.clone_from(&old.resources);
-    }
-    std::borrow::Cow::Owned(kept)
 }
 
 /// `metav1.ResetObjectMetaForStatus`: the metadata a subresource may not change, copied from the

@@ -1,128 +1,14 @@
 //! The API-server side entry point: which rules a Pod change on a given request path goes through.
 
-use std::fmt;
-use std::str::FromStr;
-
 use k8s_openapi::api::core::v1::Pod;
-use serde::{Deserialize, Serialize};
 
 use crate::defaults::apply_pod_defaults;
 use crate::document::InputError;
-use crate::field::{ErrorList, invalid_message};
+use crate::field::ErrorList;
 use crate::pod::PodValidationOptions;
+use crate::request_path::Subresource;
 use crate::settings::Settings;
-
-/// The Pod request path a change arrives on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Subresource {
-    /// The main resource (`pods`), or a create.
-    #[default]
-    None,
-    /// `pods/dynamic` (KEP-5972).
-    Dynamic,
-    /// `pods/ephemeralcontainers`.
-    #[serde(rename = "ephemeralcontainers")]
-    EphemeralContainers,
-    /// `pods/resize`.
-    Resize,
-    /// `pods/status`.
-    Status,
-}
-
-impl Subresource {
-    /// Every request path.
-    pub const ALL: [Subresource; 5] = [
-        Subresource::None,
-        Subresource::Dynamic,
-        Subresource::EphemeralContainers,
-        Subresource::Resize,
-        Subresource::Status,
-    ];
-
-    /// The name as it appears in `request.subResource` (`""` for the main resource) and on the CLI
-    /// (`none`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Subresource::None => "none",
-            Subresource::Dynamic => "dynamic",
-            Subresource::EphemeralContainers => "ephemeralcontainers",
-            Subresource::Resize => "resize",
-            Subresource::Status => "status",
-        }
-    }
-
-    /// The AdmissionReview `request.subResource` value.
-    pub fn api_name(self) -> &'static str {
-        match self {
-            Subresource::None => "",
-            other => other.as_str(),
-        }
-    }
-}
-
-impl fmt::Display for Subresource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Subresource {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "" | "none" => Ok(Subresource::None),
-            "dynamic" => Ok(Subresource::Dynamic),
-            "ephemeralcontainers" | "ephemeral-containers" => Ok(Subresource::EphemeralContainers),
-            "resize" => Ok(Subresource::Resize),
-            "status" => Ok(Subresource::Status),
-            other => Err(format!(
-                "unknown subresource {other:?}: expected one of none, dynamic, ephemeralcontainers, resize, status"
-            )),
-        }
-    }
-}
-
-/// The outcome of validating one Pod change.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Verdict {
-    /// True when there are no errors.
-    pub allowed: bool,
-    /// Every error, in upstream order.
-    pub errors: ErrorList,
-    /// Non-fatal findings.
-    pub warnings: Vec<String>,
-    /// The API server's message for a denial (`Pod "x" is invalid: ...`); empty when allowed.
-    pub message: String,
-}
-
-impl Verdict {
-    /// A refusal before validation (a bad request, a conflict, an admission plugin's `Forbidden`):
-    /// the server's message, no causes.
-    pub(crate) fn refused(message: String) -> Self {
-        Self {
-            allowed: false,
-            errors: ErrorList::new(),
-            warnings: Vec::new(),
-            message,
-        }
-    }
-
-    /// A verdict on the Pod named `name` from an error list (allowed iff empty).
-    pub fn from_errors(name: &str, errors: ErrorList, warnings: Vec<String>) -> Self {
-        let message = if errors.is_empty() {
-            String::new()
-        } else {
-            invalid_message("Pod", name, &errors)
-        };
-        Self {
-            allowed: errors.is_empty(),
-            errors,
-            warnings,
-            message,
-        }
-    }
-}
+use crate::verdict::Verdict;
 
 /// What happened to a request before it reached podmut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,7 +80,7 @@ pub(crate) fn check_arrived(
             Err(admission) => return Ok(admission),
         },
     };
-    let release = crate::gojson::release_of(settings.kubernetes_version);
+    let release = settings.release();
     crate::field::resolve_go_values(&mut errors, release);
     if release >= 37 {
         // Declarative validation (on for Pods from 1.37) filters the hand-written errors through
@@ -251,11 +137,7 @@ fn validate_update_on(
 ) -> Result<(ErrorList, Vec<String>), Verdict> {
     let common = |pod: &Pod| {
         if request {
-            crate::rest::validate_common_fields(
-                pod,
-                old,
-                crate::gojson::release_of(settings.kubernetes_version),
-            )
+            crate::rest::validate_common_fields(pod, old, settings.release())
         } else {
             ErrorList::new()
         }
@@ -267,7 +149,7 @@ fn validate_update_on(
         Subresource::Resize => crate::resize::validate_pod_resize,
         Subresource::Status => crate::status_update::validate_pod_status_update,
     };
-    let prepared = crate::strategy::prepare_update(sub, new, old, settings);
+    let prepared = prepare_update(sub, new, old, settings);
     let mut errors = common(&prepared.pod);
     errors.extend(validate(&prepared.pod, old, settings));
     if request
@@ -278,10 +160,9 @@ fn validate_update_on(
     }
     let warnings = match sub {
         // the status strategy's warnings are sent only with an accepted update
-        Subresource::Status if errors.is_empty() => crate::status_update::warnings_on_update(
-            &prepared.pod,
-            crate::gojson::release_of(settings.kubernetes_version),
-        ),
+        Subresource::Status if errors.is_empty() => {
+            crate::status_update::warnings_on_update(&prepared.pod, settings.release())
+        }
         Subresource::Status => Vec::new(),
         _ => prepared.warnings,
     };
@@ -356,6 +237,43 @@ pub(crate) fn check_pod_texts(
     warnings.append(&mut verdict.warnings);
     verdict.warnings = warnings;
     Ok(verdict)
+}
+
+/// The strategy step of an update on `sub` (`PrepareForUpdate`): what the path keeps of the
+/// request and what it takes from the stored Pod; on the main resource, the fields of disabled
+/// gates dropped.
+pub(crate) fn prepare_update(
+    sub: Subresource,
+    new: &Pod,
+    old: &Pod,
+    settings: &Settings,
+) -> crate::strategy::Prepared {
+    match sub {
+        Subresource::None => crate::disabled_fields::prepare(
+            &keep_pod_level_resources(new, old, settings),
+            Some(old),
+            settings,
+        ),
+        Subresource::Dynamic => crate::dynamic::prepare_update(new, old),
+        Subresource::EphemeralContainers => crate::ephemeral::prepare_update(new, old),
+        Subresource::Resize => crate::resize::prepare_update(new, old, settings),
+        Subresource::Status => crate::status_update::prepare_update(new, old, settings),
+    }
+}
+
+/// `podStrategy.PrepareForUpdate` with `PodLevelResourcesFixDefaulting` (1.37): an update that
+/// drops `spec.resources` keeps the stored ones (a client that does not know the field).
+fn keep_pod_level_resources<'a>(new: &'a Pod, old: &Pod, settings: &Settings) -> std::borrow::Cow<'a, Pod> {
+    let dropped = new.spec.as_ref().is_some_and(|s| s.resources.is_none())
+        && old.spec.as_ref().is_some_and(|s| s.resources.is_some());
+    if !(dropped && settings.gate(crate::settings::Gate::PodLevelResourcesFixDefaulting)) {
+        return std::borrow::Cow::Borrowed(new);
+    }
+    let mut kept = new.clone();
+    if let (Some(spec), Some(old)) = (kept.spec.as_mut(), old.spec.as_ref()) {
+        spec.resources.clone_from(&old.resources);
+    }
+    std::borrow::Cow::Owned(kept)
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@ mod policy;
 mod schema;
 mod semverlib;
 mod urls;
+mod values;
 
 use std::collections::BTreeMap;
 

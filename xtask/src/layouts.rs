@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::cmd::{Result, ensure_dir, stdout_of, step, workspace_root, write};
-use crate::oracle::{Pin, apiserver_go_mod, cache_dir, go, pins, tidy};
+use crate::go_module::{Pin, apiserver_go_mod, cache_dir, go, pins, tidy};
 
 /// The generated table.
 fn table_file() -> PathBuf {

@@ -25,6 +25,7 @@
 mod cmd;
 mod demo;
 mod dist;
+mod go_module;
 mod layouts;
 mod lint;
 mod load;

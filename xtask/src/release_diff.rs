@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::cmd::{Result, ensure_dir, stdout_of, workspace_root, write};
-use crate::oracle::{Pin, cache_dir, go, pins};
+use crate::go_module::{Pin, cache_dir, go, pins};
 
 /// The upstream files podmut's rules follow (validation, defaulting, strategies, QoS, gates,
 /// admission plugins), relative to the `k8s.io/kubernetes` module.

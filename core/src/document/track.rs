@@ -31,7 +31,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
-use crate::field_validation::Segment;
+use crate::json_path::Segment;
 
 thread_local! {
     /// Whether a tracked decoding is running on this thread.
@@ -787,7 +787,7 @@ mod tests {
     use serde::de::DeserializeOwned;
 
     use super::*;
-    use crate::field_validation::render_path;
+    use crate::json_path::render_path;
 
     /// A tracked decoding: the object or the error, the unknown fields, whether a key repeated.
     fn tracked<T: DeserializeOwned>(json: &str) -> (Result<T, String>, Vec<String>, bool) {

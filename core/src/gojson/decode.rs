@@ -196,7 +196,7 @@ fn quote_char(c: u8) -> String {
         b'\'' => "'\\''".to_owned(),
         b'"' => "'\"'".to_owned(),
         _ => {
-            let q = crate::field::go_quote(&char::from(c).to_string());
+            let q = crate::gojson::go_quote(&char::from(c).to_string());
             format!("'{}'", &q[1..q.len() - 1])
         }
     }

@@ -144,7 +144,7 @@ pub(crate) fn validate_pod_specific_annotations(
                 FieldError::invalid(
                     &path.key(k),
                     p.as_str(),
-                    format!("invalid AppArmor profile name: {}", crate::field::go_quote(p)),
+                    format!("invalid AppArmor profile name: {}", crate::gojson::go_quote(p)),
                 )
                 .with_origin("meta/apparmor-annotation"),
             );

@@ -12,6 +12,7 @@ use k8s_openapi::api::core::v1::{
 };
 
 use crate::field::{ErrorList, FieldError, Path};
+use crate::pod::images::validate_pull_policy;
 use crate::pod::names::{self, invalid_each};
 use crate::pod::options::PodValidationOptions;
 use crate::pod::probes::{ProbeKind, validate_lifecycle, validate_probe_of_kind};
@@ -39,18 +40,6 @@ pub(crate) struct ContainerContext<'a> {
     pub(crate) host_users: bool,
     /// The validation options.
     pub(crate) opts: &'a PodValidationOptions,
-}
-
-/// `validatePullPolicy`.
-pub(crate) fn validate_pull_policy(policy: &str, path: &Path) -> ErrorList {
-    match policy {
-        "Always" | "IfNotPresent" | "Never" => ErrorList::new(),
-        "" => vec![FieldError::required(path, "").with_origin("container/pull-policy")],
-        other => vec![
-            FieldError::not_supported(path, other, &["Always", "IfNotPresent", "Never"])
-                .with_origin("container/pull-policy"),
-        ],
-    }
 }
 
 /// `validateContainerPorts`.

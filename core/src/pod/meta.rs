@@ -369,7 +369,7 @@ fn validate_no_new_finalizers(new: &ObjectMeta, old: &ObjectMeta, path: &Path) -
     let extra: BTreeSet<&String> =
         crate::order::set_from(new.finalizers.iter().flatten().filter(|f| !old_set.contains(f)));
     if !extra.is_empty() {
-        let list: Vec<String> = extra.iter().map(|f| crate::field::go_quote(f)).collect();
+        let list: Vec<String> = extra.iter().map(|f| crate::gojson::go_quote(f)).collect();
         errs.push(
             FieldError::forbidden(
                 &path.child("finalizers"),

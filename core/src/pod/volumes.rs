@@ -1315,7 +1315,7 @@ fn ephemeral_source(v: &Volume, path: &Path, ctx: &VolumeContext<'_>) -> ErrorLi
                 FieldError::invalid(
                     &path.child("name"),
                     v.name.as_str(),
-                    format!("PVC name {}: {msg}", crate::field::go_quote(&pvc)),
+                    format!("PVC name {}: {msg}", crate::gojson::go_quote(&pvc)),
                 )
                 .with_origin("volume/ephemeral-pvc-name"),
             );
@@ -1334,7 +1334,7 @@ fn image_source(v: &Volume, path: &Path, _ctx: &VolumeContext<'_>) -> ErrorList 
     if opt_str(&i.reference).is_empty() {
         e.push(required(&p.child("reference"), ""));
     }
-    e.extend(crate::pod::container::validate_pull_policy(
+    e.extend(crate::pod::images::validate_pull_policy(
         opt_str(&i.pull_policy),
         &p.child("pullPolicy"),
     ));

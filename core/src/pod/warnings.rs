@@ -20,7 +20,7 @@ pub(crate) fn warnings_on_create(spec: &PodSpec) -> Vec<String> {
             if *source == empty {
                 warnings.push(format!(
                     "volume {} (Projected) has no sources provided",
-                    crate::field::go_quote(&v.name)
+                    crate::gojson::go_quote(&v.name)
                 ));
             }
         }

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use cel::{Context, Value};
 
-use super::cel::{Cel, EvalError, Expr, map_of, run, type_name};
+use super::cel::{Cel, EvalError, Expr, run};
 use super::cost::{RUNTIME_BUDGET, Sizes};
 use super::input::{Input, Param};
 use super::policy::{Action, Binding, Policies, Policy};
+use super::values::{map_of, type_name};
 use super::{VapDecision, VapEvaluation, VapReport, VapValidation};
 use crate::admission::coverage::{Concrete, selector_matches};
 

@@ -14,7 +14,7 @@ use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value as Json, json};
 
 use super::VapRequest;
-use super::cel::{from_json, map_of};
+use super::values::{from_json, map_of};
 use crate::admission::coverage::Op;
 use crate::defaults::apply_pod_defaults;
 use crate::document::{self, InputError};
@@ -63,7 +63,7 @@ fn pod_json(value: Json, input: &str, settings: &Settings) -> Result<Json, Input
 fn prepared(subresource: &str, new: Pod, old: &Pod, settings: &Settings) -> Pod {
     match subresource.parse::<crate::Subresource>() {
         Ok(sub) if sub != crate::Subresource::None => {
-            crate::strategy::prepare_update(sub, &new, old, settings).pod
+            crate::validation::prepare_update(sub, &new, old, settings).pod
         }
         _ => Pod {
             status: old.status.clone(),

@@ -22,7 +22,7 @@ use cel::extractors::This;
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, Value};
 
-use super::cel::map_of;
+use super::values::map_of;
 
 type Res = Result<Value, ExecutionError>;
 
