@@ -10,14 +10,14 @@
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Map, Value, json};
 
-use crate::allocation::{AllocationDecision, Outcome};
-use crate::defaults::apply_pod_defaults;
-use crate::document::{self, InputError};
-use crate::probe_plan::ProbeReconciliation;
-use crate::qos::{QosClass, compute_pod_qos};
-use crate::request_path::Subresource;
-use crate::settings::{Gate, Settings};
-use crate::verdict::Verdict;
+use podmut_kubelet::allocation::{AllocationDecision, Outcome};
+use podmut_kubelet::probe_plan::ProbeReconciliation;
+use podmut_model::defaults::apply_pod_defaults;
+use podmut_model::document::{self, InputError};
+use podmut_model::qos::{QosClass, compute_pod_qos};
+use podmut_model::request_path::Subresource;
+use podmut_model::settings::{Gate, Settings};
+use podmut_validation::verdict::Verdict;
 
 /// The documents a plan reads (JSON or YAML text).
 #[derive(Clone, Copy, Debug)]
@@ -126,8 +126,12 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
         doc.insert("nodes".into(), Value::Array(vec![node]));
     }
     let settings_text = settings_value.to_string();
-    let admission =
-        crate::validation::check_documents(Some(input.old), input.new, input.sub, &settings_text)?;
+    let admission = podmut_validation::validation::check_documents(
+        Some(input.old),
+        input.new,
+        input.sub,
+        &settings_text,
+    )?;
     let limit = settings.max_input_bytes;
     let old = document::parse_pod(input.old, "old-pod", limit)?;
     let new = document::parse_pod(input.new, "new-pod", limit)?;
@@ -162,7 +166,7 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
             limit,
         )?),
     };
-    let probes = Section::Done(crate::probe_plan::probe_plan_documents(
+    let probes = Section::Done(podmut_kubelet::probe_plan::probe_plan_documents(
         input.old,
         &stored_value.to_string(),
         &settings_text,
@@ -178,9 +182,9 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
 }
 
 /// The Pod the API server stores: a subresource's REST strategy keeps only what that path may
-/// change (the same step [`crate::validation::check`] runs before validating).
+/// change (the same step [`podmut_validation::validation::check`] runs before validating).
 fn stored_pod(old: &Pod, new: &Pod, sub: Subresource, settings: &Settings) -> Pod {
-    crate::validation::prepare_update(sub, new, old, settings).pod
+    podmut_validation::validation::prepare_update(sub, new, old, settings).pod
 }
 
 fn qos_of(pod: &Pod, settings: &Settings) -> QosClass {
@@ -229,7 +233,7 @@ fn allocate(
         "desired": stored,
         "settings": settings,
     });
-    crate::allocation::allocate_document(&request.to_string()).map_err(|e| rename_request_error(&e))
+    podmut_kubelet::allocation::allocate_document(&request.to_string()).map_err(|e| rename_request_error(&e))
 }
 
 /// An error about the assembled request names the plan's own inputs (`node`, `pods`).
@@ -271,7 +275,7 @@ fn statuses(
     }
     .map_err(|e| InputError::malformed("new-pod", format!("cannot encode the Pod: {e}")))?;
     let request = json!({"pod": to_value(&pod)?, "allocated": allocated, "settings": settings});
-    let report = crate::statuses::container_statuses_document(&request.to_string())?;
+    let report = podmut_kubelet::statuses::container_statuses_document(&request.to_string())?;
     Ok(Section::Done(report))
 }
 

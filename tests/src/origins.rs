@@ -19,14 +19,14 @@ pub const WITHOUT_FIXTURE: &[(&str, &str)] = &[
     (
         "meta/annotations-size",
         "needs more than 256 KiB of annotations: a fixture that size is not worth its bytes; the \
-         unit test `annotations_may_total_at_most_256_kib` in core/src/pod/names.rs shows it",
+         unit test `annotations_may_total_at_most_256_kib` in crates/validation/src/pod/names.rs shows it",
     ),
     (
         "status/node-name",
         "unreachable through a request: the pods/status strategy keeps the stored spec before \
          validating (tests/cases/status/node-name-change-ignored.yaml shows it), as upstream's does; \
          the rule is kept because upstream's ValidatePodStatusUpdate has it (unit test in \
-         core/src/status_update.rs)",
+         crates/validation/src/status_update.rs)",
     ),
 ];
 
@@ -67,7 +67,7 @@ pub fn check_every_origin_has_a_fixture(cases: &[LoadedCase]) -> Result<(), Stri
     for origin in &named {
         if !table.contains(origin.as_str()) {
             problems.push(format!(
-                "{origin}: a fixture expects it but core/src/rules.rs has no such origin (renamed?)"
+                "{origin}: a fixture expects it but crates/validation/src/rules.rs has no such origin (renamed?)"
             ));
         }
     }
@@ -84,7 +84,7 @@ pub fn check_every_origin_has_a_fixture(cases: &[LoadedCase]) -> Result<(), Stri
 
 /// Where podmut-core keeps the generated fixture counts ([`podmut_core::Rule::fixtures`]).
 pub fn fixture_counts_path() -> std::path::PathBuf {
-    crate::cases_dir().join("../../core/src/rules/fixture_counts.rs")
+    crate::cases_dir().join("../../crates/validation/src/rules/fixture_counts.rs")
 }
 
 /// How many cases expect each origin among their errors (a case counts once per origin).
@@ -107,7 +107,7 @@ pub fn fixture_counts(cases: &[LoadedCase]) -> BTreeMap<String, u32> {
     counts
 }
 
-/// The source of `core/src/rules/fixture_counts.rs` for `counts` (origins of the table only; the
+/// The source of `crates/validation/src/rules/fixture_counts.rs` for `counts` (origins of the table only; the
 /// coverage check reports the others).
 pub fn fixture_counts_source(counts: &BTreeMap<String, u32>) -> String {
     let mut out = String::from(
@@ -138,7 +138,7 @@ pub fn check_fixture_counts(cases: &[LoadedCase], bless: bool) -> Result<(), Str
             std::fs::write(&path, &want).map_err(|e| format!("{}: {e}", path.display()))?;
             eprint!(
                 "{}",
-                podmut_fixtures::unified_diff("core/src/rules/fixture_counts.rs", &have, &want)
+                podmut_fixtures::unified_diff("crates/validation/src/rules/fixture_counts.rs", &have, &want)
             );
         }
         return Ok(());
@@ -154,10 +154,10 @@ pub fn check_fixture_counts(cases: &[LoadedCase], bless: bool) -> Result<(), Str
         return Ok(());
     }
     Err(format!(
-        "core/src/rules/fixture_counts.rs is stale (regenerate it: cargo xtask bless -- rules/):\n  {}{}",
+        "crates/validation/src/rules/fixture_counts.rs is stale (regenerate it: cargo xtask bless -- rules/):\n  {}{}",
         stale.join("\n  "),
         if stale.is_empty() {
-            podmut_fixtures::unified_diff("core/src/rules/fixture_counts.rs", &have, &want)
+            podmut_fixtures::unified_diff("crates/validation/src/rules/fixture_counts.rs", &have, &want)
         } else {
             String::new()
         }

@@ -1,4 +1,4 @@
-//! The generator of `core/src/vap/schema.rs`: the field tree of the Pod (and of the ConfigMap and
+//! The generator of `crates/vap/src/schema.rs`: the field tree of the Pod (and of the ConfigMap and
 //! Secret a policy's `paramKind` may name), as the compact table podmut's CEL type checker reads.
 //!
 //! Where it comes from: k8s-openapi's types, which are generated from the Kubernetes OpenAPI
@@ -25,7 +25,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, Expected, MapAccess, SeqAcc
 
 /// Where the generated table lives, from the cases directory.
 pub fn path() -> std::path::PathBuf {
-    crate::cases_dir().join("../../core/src/vap/schema.rs")
+    crate::cases_dir().join("../../crates/vap/src/schema.rs")
 }
 
 type Fields = BTreeMap<&'static str, String>;
@@ -347,7 +347,7 @@ fn trace<T: for<'de> serde::Deserialize<'de>>(
     .map_err(|e| format!("tracing {}: {e}", std::any::type_name::<T>()))
 }
 
-/// The source of `core/src/vap/schema.rs`.
+/// The source of `crates/vap/src/schema.rs`.
 pub fn source() -> Result<String, String> {
     use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
     let registry = RefCell::new(Registry::default());
@@ -374,7 +374,7 @@ pub fn source() -> Result<String, String> {
     Ok(s)
 }
 
-/// Compare `core/src/vap/schema.rs` with what k8s-openapi says now; `bless` rewrites it.
+/// Compare `crates/vap/src/schema.rs` with what k8s-openapi says now; `bless` rewrites it.
 pub fn check(bless: bool) -> Result<(), String> {
     let want = source()?;
     let path = path();
@@ -386,7 +386,7 @@ pub fn check(bless: bool) -> Result<(), String> {
         return std::fs::write(&path, &want).map_err(|e| format!("cannot write {}: {e}", path.display()));
     }
     Err(format!(
-        "core/src/vap/schema.rs is stale (regenerate it: cargo xtask bless -- vap/):\n{}",
-        podmut_fixtures::unified_diff("core/src/vap/schema.rs", &have, &want)
+        "crates/vap/src/schema.rs is stale (regenerate it: cargo xtask bless -- vap/):\n{}",
+        podmut_fixtures::unified_diff("crates/vap/src/schema.rs", &have, &want)
     ))
 }

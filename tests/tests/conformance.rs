@@ -3,10 +3,10 @@
 //! `cargo test -p podmut-conformance --test conformance -- update/` runs one area;
 //! `PODMUT_BLESS=1` (`cargo xtask bless`) rewrites each case's `expect` from the native result and
 //! prints the diff; it is refused under CI (`CI` set). `rules/every-origin-has-a-fixture` checks
-//! that every rule origin of `core/src/rules.rs` is expected by some case, `rules/fixture-counts`
+//! that every rule origin of `crates/validation/src/rules.rs` is expected by some case, `rules/fixture-counts`
 //! that core's generated fixture counts are current (bless rewrites them), and
 //! `rules/table-through-the-component` that the component's `report.rules` is core's table, and
-//! `vap/schema-table` that core's generated Pod schema table (`core/src/vap/schema.rs`) is what
+//! `vap/schema-table` that core's generated Pod schema table (`crates/vap/src/schema.rs`) is what
 //! k8s-openapi says (bless rewrites it), and `check/read-and-check-is-read-documents-then-check`
 //! that `documents.read-and-check` answers as `read-documents` and `check` do (natively and
 //! through the component).

@@ -1,5 +1,5 @@
 //! `cargo xtask oracle layouts [--check]`: the Go layout of the API server's internal Pod types,
-//! as `podmut-core` renders bad values with it (`core/src/gojson/layout.rs`).
+//! as `podmut-core` renders bad values with it (`crates/model/src/gojson/layout.rs`).
 //!
 //! The API server prints a struct-valued bad value of a field error as `json.Marshal` of the
 //! internal Go type (apimachinery `field.Error.ErrorBody`): Go field names, every field, in
@@ -18,7 +18,7 @@ use crate::go_module::{Pin, apiserver_go_mod, cache_dir, go, pins, tidy};
 
 /// The generated table.
 fn table_file() -> PathBuf {
-    workspace_root().join("core/src/gojson/layout.rs")
+    workspace_root().join("crates/model/src/gojson/layout.rs")
 }
 
 /// One field record of a struct, as the Go program prints it.

@@ -14,6 +14,7 @@
 //!   the webhook with `--self-signed` and send it the same changes with `podmut review --server`
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
 //! - `bless`        rewrite conformance expectations from the native results
+//! - `cycles`       check that no crate has an import cycle between its modules
 //! - `oracle`       the real control planes podmut is judged by: `build` (kube-apiserver and etcd
 //!   of each pinned release, from the Go module proxy), `start`/`stop` one on loopback, `test`,
 //!   `layouts` (the internal Pod types' Go layout podmut renders bad values with)
@@ -23,6 +24,7 @@
 //! OCI, tar and gzip libraries, is the `podmut-release` crate, built with the rest).
 
 mod cmd;
+mod cycles;
 mod demo;
 mod dist;
 mod go_module;
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         "load" => setup::targets().and_then(|()| load::load(rest)),
         "bless" => bless(rest),
         "oracle" => oracle::oracle(rest),
+        "cycles" => cycles::cycles(),
         "help" | "-h" | "--help" => {
             print_help();
             Ok(())
@@ -88,7 +91,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm; check builds)\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  oracle       build | start [--release 1.37] | stop | test | layouts [--check]: real kube-apiservers (tests/oracle)"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm; check builds)\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  cycles       fail on an import cycle between the modules of any workspace crate\n  oracle       build | start [--release 1.37] | stop | test | layouts [--check]: real kube-apiservers (tests/oracle)"
     );
 }
 
@@ -108,6 +111,7 @@ fn ci(extra: &[String]) -> Result {
     step("setup: Rust targets", setup::targets)?;
     let wasmtime = step("setup: the wasmtime 48 CLI", setup::wasmtime_cli)?;
     step("rustfmt", lint::fmt_check)?;
+    step("import cycles", cycles::cycles)?;
     // The real control planes the oracle suite judges podmut with (cached under $HOME).
     oracle::build_claimed()?;
     let build = Build::new(true)?.requiring_wasm_opt();

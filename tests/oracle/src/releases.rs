@@ -143,7 +143,7 @@ mod tests {
             assert!(
                 supported.contains(minor),
                 "tests/oracle/releases.txt pins 1.{minor}, which podmut has no profile for: add it to \
-                 KubernetesVersion::SUPPORTED (core/src/settings/versions.rs; docs/kubernetes-versions.md, \
+                 KubernetesVersion::SUPPORTED (crates/model/src/settings/versions.rs; docs/kubernetes-versions.md, \
                  \"Adding a release\")"
             );
         }
