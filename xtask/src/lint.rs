@@ -1,6 +1,7 @@
-//! `cargo xtask lint`: the quick lint for a developer (check builds only): rustfmt, then clippy
-//! `-D warnings` natively (every target) and for the two wasm targets. `cargo xtask ci` lints
-//! through its real builds instead (see `pipeline.rs`), so CI builds every crate once.
+//! `cargo xtask lint`: the quick lint for a developer (check builds only): rustfmt, the dependency
+//! policy (`cargo xtask deny`), then clippy `-D warnings` natively (every target) and for the two
+//! wasm targets. `cargo xtask ci` lints through its real builds instead (see `pipeline.rs`), so CI
+//! builds every crate once.
 
 use crate::cmd::{Result, cargo, run};
 
@@ -11,8 +12,10 @@ pub(crate) fn fmt_check() -> Result {
     run(fmt)
 }
 
+/// rustfmt, cargo-deny, then clippy natively and for both wasm targets.
 pub(crate) fn lint() -> Result {
     fmt_check()?;
+    crate::deny::deny()?;
     let mut clippy = cargo();
     clippy.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
     run(clippy)?;

@@ -4,12 +4,16 @@
 //! - `build-guest`  build the component: `cargo build -p podmut-guest --target wasm32-wasip2 --profile guest`
 //! - `web`          transpile the component for the browser playground (npm deps into web/node_modules)
 //! - `kubewarden`   build the Kubewarden (waPC) policy module
-//! - `lint`         a developer's quick lint: rustfmt check; clippy -D warnings natively and for wasm
+//! - `lint`         a developer's quick lint: rustfmt check; the dependency policy (`deny`); clippy
+//!   -D warnings natively and for wasm
+//! - `deny`         the dependency policy in `deny.toml` with cargo-deny: licenses, bans, sources
+//!   (must pass), advisories (where the RustSec database can be fetched)
 //! - `test`         every test, on the one release build (`pipeline.rs`), then the playground in Chromium
 //! - `dist`         the release files into `dist/` (or `--out DIR`): static binary, component,
 //!   Kubewarden policy, OCI image layout, archive, krew manifest, SHA256SUMS
-//! - `ci`           what `.ci/run` runs: setup (plus the wasmtime CLI), rustfmt, the one build with
-//!   clippy as the compiler driver (lint and build in one), dist, every test on it
+//! - `ci`           what `.ci/run` runs: setup (plus the wasmtime CLI), rustfmt, the dependency
+//!   policy, the one build with clippy as the compiler driver (lint and build in one), dist, every
+//!   test on it
 //! - `demo`         build the CLI, check the example Pod changes in `policies/examples/`, then start
 //!   the webhook with `--self-signed` and send it the same changes with `podmut review --server`
 //! - `load`         webhook load test over HTTPS on loopback (BENCHMARKS.md)
@@ -26,6 +30,7 @@
 mod cmd;
 mod cycles;
 mod demo;
+mod deny;
 mod dist;
 mod go_module;
 mod layouts;
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
             .and_then(|b| b.components())
             .map(|c| println!("{}", c.kubewarden.display())),
         "lint" => setup::targets().and_then(|()| lint::lint()),
+        "deny" => deny::deny(),
         "test" => tests::no_bless_env()
             .and_then(|()| setup::targets())
             .and_then(|()| test(rest)),
@@ -91,7 +97,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + clippy (native and wasm; check builds)\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  cycles       fail on an import cycle between the modules of any workspace crate\n  oracle       build | start [--release 1.37] | stop | test | layouts [--check]: real kube-apiservers (tests/oracle)"
+        "cargo xtask <task>\n\n  setup        install the wasm32-wasip2, wasm32-unknown-unknown and x86_64-unknown-linux-musl targets if missing\n  build-guest  build the podmut component\n  web          transpile the component into web/pkg for the playground (needs node + npm)\n  kubewarden   build the Kubewarden policy module (wasm32-unknown-unknown)\n  lint         rustfmt + cargo deny + clippy (native and wasm; check builds)\n  deny         the dependency policy (deny.toml): licenses, bans, sources; advisories if fetchable\n  test         every test on the release build\n  dist         release files into dist/ (--out DIR): static binary, podmut.wasm, Kubewarden policy,\n               OCI image layout, archive, krew manifest, SHA256SUMS\n  ci           setup (+ the wasmtime 48 CLI) + rustfmt + cargo deny + the linted build + dist + every test (.ci/run)\n  demo         check the example Pod changes in policies/examples, then serve them over HTTPS\n  load         webhook load test, sweep, soak, fault injection (cargo xtask load --help)\n  bless        rewrite conformance expectations from native results\n  cycles       fail on an import cycle between the modules of any workspace crate\n  oracle       build | start [--release 1.37] | stop | test | layouts [--check]: real kube-apiservers (tests/oracle)"
     );
 }
 
@@ -105,13 +111,18 @@ fn test(extra: &[String]) -> Result {
 }
 
 /// `cargo xtask ci`: what `.ci/run` runs. Nothing may skip: the browser tools are checked first,
-/// the real-CLI, dist and browser tests are required.
+/// the real-CLI, dist and browser tests are required. The one check that can be left undone is
+/// cargo-deny's advisories, which need the RustSec database from GitHub: then it says so loudly.
 fn ci(extra: &[String]) -> Result {
     step("setup: browser tools", web::browser_tools)?;
     step("setup: Rust targets", setup::targets)?;
     let wasmtime = step("setup: the wasmtime 48 CLI", setup::wasmtime_cli)?;
     step("rustfmt", lint::fmt_check)?;
     step("import cycles", cycles::cycles)?;
+    // The dependency policy before the long builds (cargo-deny is installed once, under $HOME).
+    let cargo_deny = step("setup: cargo-deny", deny::cargo_deny)?;
+    step("cargo deny: licenses, bans, sources", || deny::check(&cargo_deny))?;
+    step("cargo deny: advisories", || deny::advisories(&cargo_deny))?;
     // The real control planes the oracle suite judges podmut with (cached under $HOME).
     oracle::build_claimed()?;
     let build = Build::new(true)?.requiring_wasm_opt();
