@@ -8,6 +8,7 @@ pub mod cli;
 pub mod client;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod code_memory;
+mod engine;
 pub mod error;
 pub mod output;
 pub mod playground;
