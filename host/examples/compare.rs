@@ -30,8 +30,7 @@ use podmut::{ComponentSource, Runtime, RuntimeOptions};
 /// The shipped static binary's allocator (host/src/main.rs), on every build of this example, so the
 /// native review and the host's side of each component call run as in the product: on the static
 /// build's musl malloc the native side took 1.7–2.2× as long, on glibc's ~24 % more instructions
-/// (BENCHMARKS.md, "Per-call cost"). The static build's `memcpy`/`memmove` are the shipped
-/// binary's too: the podmut library exports them on musl (host/src/memcopy.rs).
+/// (BENCHMARKS.md, "Per-call cost").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

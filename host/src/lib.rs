@@ -8,9 +8,8 @@ pub mod cli;
 pub mod client;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod code_memory;
+mod engine;
 pub mod error;
-#[cfg(all(target_arch = "x86_64", any(test, target_env = "musl")))]
-mod memcopy;
 pub mod output;
 pub mod playground;
 pub mod precompiled;

@@ -7,8 +7,7 @@
 
 /// The static (musl) binary allocates with mimalloc: musl's malloc serves the webhook ~20% fewer
 /// reviews per second than glibc's (BENCHMARKS.md, "musl vs glibc"). Other builds keep the
-/// platform's allocator. (Its `memcpy` and `memmove` are the library's, not musl's:
-/// host/src/memcopy.rs.)
+/// platform's allocator.
 #[cfg(target_env = "musl")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -20,12 +20,12 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
 use wasmtime::{Engine, Precompiled};
 
+use crate::engine::Allocation;
 use crate::error::HostError;
-use crate::runtime::{RuntimeOptions, engine_config, hex};
+use crate::version::sha256_hex;
 
 /// The last bytes of a podmut artefact.
 const MAGIC: &[u8; 16] = b"podmut-cwasm-v2\0";
@@ -51,10 +51,7 @@ pub fn is_embedded() -> bool {
 /// Compile `component` for the baseline ISA of this architecture under podmut's engine
 /// configuration, returning the artefact `src/main.rs` embeds.
 pub fn precompile(component: &[u8]) -> Result<Vec<u8>, HostError> {
-    let mut config = engine_config(&RuntimeOptions {
-        pooling: false,
-        ..RuntimeOptions::default()
-    });
+    let mut config = crate::engine::config(Allocation::OnDemand);
     // An explicit target: Cranelift then uses the architecture's baseline flags instead of
     // detecting the build machine's CPU features.
     config
@@ -64,7 +61,7 @@ pub fn precompile(component: &[u8]) -> Result<Vec<u8>, HostError> {
     let code = engine
         .precompile_component(component)
         .map_err(HostError::Compile)?;
-    Ok(seal(code, &hex(&Sha256::digest(component))))
+    Ok(seal(code, &sha256_hex(component)))
 }
 
 /// The artefact of machine `code` compiled from the component with digest `component_sha256`.
@@ -177,8 +174,10 @@ fn deserialize_in_place(engine: &Engine, code: &'static [u8]) -> wasmtime::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::EMBEDDED_COMPONENT;
-    use crate::version::COMPONENT_SHA256;
+
+    /// An empty component: the artefact checks below need machine code for some component, not a
+    /// particular one (the embedded component's artefact runs in `crate::runtime`'s tests).
+    const EMPTY: &[u8] = b"\0asm\x0d\0\x01\0";
 
     /// [`load_static`] on an artefact that is copied first (tests only: the copy path).
     fn load(engine: &Engine, artefact: &[u8], component_sha256: &str) -> Result<Component, String> {
@@ -187,105 +186,41 @@ mod tests {
     }
 
     fn engine(pooling: bool) -> Engine {
-        Engine::new(&engine_config(&RuntimeOptions {
-            pooling,
-            ..RuntimeOptions::default()
-        }))
-        .unwrap()
-    }
-
-    /// The embedded component's artefact, compiled once for every test here.
-    fn compiled() -> &'static [u8] {
-        static ARTEFACT: OnceLock<Vec<u8>> = OnceLock::new();
-        ARTEFACT.get_or_init(|| precompile(EMBEDDED_COMPONENT).unwrap())
+        let allocation = if pooling {
+            Allocation::Pooling {
+                instances: 64,
+                memory_limit: 256 << 20,
+            }
+        } else {
+            Allocation::OnDemand
+        };
+        Engine::new(&crate::engine::config(allocation)).unwrap()
     }
 
     #[test]
     fn baseline_artefact_loads_in_pooled_and_on_demand_engines_and_refuses_mismatches() {
-        let artefact = compiled();
+        let artefact = precompile(EMPTY).unwrap();
+        let digest = sha256_hex(EMPTY);
         for pooling in [false, true] {
             let e = engine(pooling);
-            assert!(load(&e, artefact, COMPONENT_SHA256).is_ok(), "pooling {pooling}");
+            assert!(load(&e, &artefact, &digest).is_ok(), "pooling {pooling}");
         }
         let e = engine(false);
         // Another component's artefact.
         let other = "0".repeat(64);
         assert_eq!(
-            load(&e, artefact, &other).err().as_deref(),
+            load(&e, &artefact, &other).err().as_deref(),
             Some("it was compiled from another component")
         );
         // Not an artefact at all.
-        assert!(load(&e, b"garbage", COMPONENT_SHA256).is_err());
+        assert!(load(&e, b"garbage", &digest).is_err());
         // Machine code for another engine configuration (no epoch interruption): wasmtime refuses
         // it and the caller compiles instead.
-        let mut config = engine_config(&RuntimeOptions {
-            pooling: false,
-            ..RuntimeOptions::default()
-        });
+        let mut config = crate::engine::config(Allocation::OnDemand);
         config.epoch_interruption(false);
-        let code = Engine::new(&config)
-            .unwrap()
-            .precompile_component(EMBEDDED_COMPONENT)
-            .unwrap();
-        let foreign = seal(code, COMPONENT_SHA256);
-        let why = load(&e, &foreign, COMPONENT_SHA256).err().unwrap();
+        let code = Engine::new(&config).unwrap().precompile_component(EMPTY).unwrap();
+        let foreign = seal(code, &digest);
+        let why = load(&e, &foreign, &digest).err().unwrap();
         assert!(why.contains("epoch"), "{why}");
-    }
-
-    /// `len` bytes at a page boundary (`offset` bytes past it), leaked: a stand-in for the
-    /// binary's read-only data, which lives as long as the process.
-    fn leaked_at_page_offset(bytes: &[u8], offset: usize) -> &'static [u8] {
-        let page = 1 << 16; // a multiple of every page size
-        let buffer: &'static mut [u8] = Box::leak(vec![0_u8; bytes.len() + offset + page].into_boxed_slice());
-        let start = buffer.as_ptr().align_offset(page) + offset;
-        let dest = &mut buffer[start..start + bytes.len()];
-        dest.copy_from_slice(bytes);
-        dest
-    }
-
-    /// The rule table through a fresh instance of `component`: its machine code runs.
-    fn rule_count(engine: &Engine, component: &Component) -> usize {
-        let mut linker = wasmtime::component::Linker::new(engine);
-        crate::runtime::add_to_linker(&mut linker).unwrap();
-        let wasi = wasmtime_wasi::WasiCtx::builder().build();
-        let mut store = wasmtime::Store::new(engine, crate::runtime::HostState::new(wasi, 256 << 20));
-        // The engines interrupt at epoch deadlines; no ticker runs here, so one tick never comes.
-        store.set_epoch_deadline(1);
-        let policy = crate::bindings::Policy::instantiate(&mut store, component, &linker).unwrap();
-        let table = policy.podmut_policy_report().call_rules(&mut store).unwrap();
-        table.rules.len()
-    }
-
-    #[test]
-    fn embedded_artefact_runs_in_place_when_page_aligned_and_copied_otherwise() {
-        let artefact = compiled();
-        let expected = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-            Placement::InPlace
-        } else {
-            Placement::Copied
-        };
-        for pooling in [false, true] {
-            let e = engine(pooling);
-            let aligned = leaked_at_page_offset(artefact, 0);
-            let (component, placement) = load_static(&e, aligned, COMPONENT_SHA256).unwrap();
-            assert_eq!(placement, expected, "pooling {pooling}");
-            let in_place = rule_count(&e, &component);
-            assert!(in_place > 0);
-            // Off a page boundary the code cannot be published where it lies: it is copied.
-            let misaligned = leaked_at_page_offset(artefact, 8);
-            let (copied, placement) = load_static(&e, misaligned, COMPONENT_SHA256).unwrap();
-            assert_eq!(placement, Placement::Copied, "pooling {pooling}");
-            assert_eq!(rule_count(&e, &copied), in_place);
-            // Dropping a component published in place leaves its bytes readable.
-            drop(component);
-            assert_eq!(&aligned[aligned.len() - MAGIC.len()..], MAGIC);
-        }
-        // The embedded artefact's checks hold in place too.
-        let e = engine(false);
-        let aligned = leaked_at_page_offset(artefact, 0);
-        assert_eq!(
-            load_static(&e, aligned, &"0".repeat(64)).err().as_deref(),
-            Some("it was compiled from another component")
-        );
     }
 }

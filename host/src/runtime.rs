@@ -14,11 +14,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
-use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store, Trap,
-};
+use wasmtime::{Engine, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
@@ -27,6 +24,7 @@ use crate::bindings::exports::podmut::policy::{
     admission, documents, inputs, node, policies, report, validate,
 };
 use crate::bindings::podmut::policy::types;
+use crate::engine::Allocation;
 use crate::error::{CallError, HostError};
 use crate::trap::NamesFile;
 
@@ -365,7 +363,7 @@ impl Runtime {
         // The embedded component's digest was computed at build time.
         let digest = match source {
             ComponentSource::Embedded => crate::version::COMPONENT_SHA256.to_owned(),
-            ComponentSource::File(_) | ComponentSource::Bytes(_) => hex(&Sha256::digest(&bytes)),
+            ComponentSource::File(_) | ComponentSource::Bytes(_) => crate::version::sha256_hex(&bytes),
         };
         let embedded = match source {
             ComponentSource::Embedded => crate::precompiled::load_embedded(&engine),
@@ -741,60 +739,15 @@ fn classify(
 }
 
 fn build_engine(options: &RuntimeOptions) -> Result<Engine, HostError> {
-    Engine::new(&engine_config(options)).map_err(HostError::Engine)
-}
-
-/// How much of a pooled linear memory is restored in place between instances instead of being
-/// returned to the kernel (`madvise`, then a page fault per page the next instance touches).
-/// With Linux's `PAGEMAP_SCAN` (6.7+) only the pages the last instance wrote are restored, so this
-/// bounds what a slot keeps resident (slots: the webhook's workers + 2) and costs nothing per call:
-/// a 5-container review writes well under 1 MiB (stack, written data pages, heap). Without it the
-/// lowest bytes are cleared with `memset` on every reset whether written or not, so the bound
-/// stays at 1 MiB (the guest's stack comes first in its memory).
-fn memory_keep_resident(pagemap_scan: bool) -> usize {
-    if pagemap_scan { 4 << 20 } else { 1 << 20 }
-}
-
-/// The one wasmtime configuration every podmut engine uses. Machine code compiled under it
-/// (the cache, [`crate::precompiled`]) loads into any engine built from it, pooled or not.
-pub(crate) fn engine_config(options: &RuntimeOptions) -> Config {
-    let mut config = Config::new();
-    config.wasm_component_model(true);
-    config.epoch_interruption(true);
-    // No `.eh_frame` for the guest's machine code. Only a native unwinder walking through guest
-    // frames would read it (wasmtime's own trap backtraces walk frame pointers; a host panic is
-    // caught before it reaches guest frames), and the static binary's LLVM libunwind registers it
-    // one function at a time and deregisters it with a linear scan per function: half of a whole
-    // `podmut check` was that scan when the component was dropped (measured: half of a
-    // small `podmut check`). The setting is part of the engine's compatibility hash, so the cache key
-    // changes with it; wasmtime loads artefacts compiled either way.
-    config.native_unwind_info(false);
-    // Publishes machine code wherever it lies, so the embedded artefact runs without a copy.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    crate::code_memory::install(&mut config);
-    if options.pooling {
-        let n = options.max_instances.max(1);
-        let mut pool = PoolingAllocationConfig::default();
-        pool.total_component_instances(n)
-            .total_core_instances(n.saturating_mul(4))
-            .total_memories(n.saturating_mul(2))
-            .total_tables(n.saturating_mul(4))
-            .max_memories_per_component(2)
-            .max_tables_per_component(4)
-            .max_core_instances_per_component(8)
-            .max_memory_size(options.memory_limit)
-            .linear_memory_keep_resident(memory_keep_resident(
-                PoolingAllocationConfig::is_pagemap_scan_available(),
-            ))
-            .table_keep_resident(64 << 10)
-            // Reset a slot by restoring only the pages the last instance wrote (found with
-            // `PAGEMAP_SCAN` where the kernel has it): they stay mapped, so the next instance
-            // neither faults them in again nor pays for clearing untouched memory (BENCHMARKS.md,
-            // "Per-call cost").
-            .pagemap_scan(wasmtime::Enabled::Auto);
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    }
-    config
+    let allocation = if options.pooling {
+        Allocation::Pooling {
+            instances: options.max_instances,
+            memory_limit: options.memory_limit,
+        }
+    } else {
+        Allocation::OnDemand
+    };
+    Engine::new(&crate::engine::config(allocation)).map_err(HostError::Engine)
 }
 
 fn spawn_epoch_ticker(engine: Engine, alive: Arc<AtomicBool>) {
@@ -810,17 +763,6 @@ fn spawn_epoch_ticker(engine: Engine, alive: Arc<AtomicBool>) {
     if let Err(e) = spawned {
         eprintln!("podmut: warning: cannot start the epoch ticker ({e}); calls run without a deadline");
     }
-}
-
-/// Lower-case hex of `bytes` (a component's SHA-256, as `podmut version` prints it).
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// The cache directory for a mode, if any.
@@ -850,7 +792,10 @@ fn cache_key(engine: &Engine, digest: &str) -> String {
     format!("{}-{:016x}.cwasm", &digest[..32.min(digest.len())], h.finish())
 }
 
-/// Compile a component, reusing a precompiled artifact from the cache when one matches.
+/// Compile a component, reusing a precompiled artifact from the cache when one matches. The file is
+/// mapped where it lies (`Component::deserialize_file`); wasmtime's own cache (`Config::cache`)
+/// decompresses and copies it on every hit instead.
+/// Saves on a warm `podmut check --policy`: 7.1 vs 47.5 ms CPU with wasmtime's (BENCHMARKS.md, "The CLI").
 fn compile_cached(
     engine: &Engine,
     bytes: &[u8],
@@ -905,5 +850,89 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(not(unix))]
     {
         std::fs::create_dir_all(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::OnceLock;
+
+    use super::*;
+    use crate::precompiled::{Placement, load_static, precompile};
+    use crate::version::COMPONENT_SHA256;
+
+    #[test]
+    fn digest_is_of_the_embedded_component() {
+        assert_eq!(COMPONENT_SHA256, crate::version::sha256_hex(EMBEDDED_COMPONENT));
+    }
+
+    fn engine(pooling: bool) -> Engine {
+        build_engine(&RuntimeOptions {
+            pooling,
+            ..RuntimeOptions::default()
+        })
+        .unwrap()
+    }
+
+    /// The embedded component's artefact, compiled once for every test here.
+    fn compiled() -> &'static [u8] {
+        static ARTEFACT: OnceLock<Vec<u8>> = OnceLock::new();
+        ARTEFACT.get_or_init(|| precompile(EMBEDDED_COMPONENT).unwrap())
+    }
+
+    /// `len` bytes at a page boundary (`offset` bytes past it), leaked: a stand-in for the
+    /// binary's read-only data, which lives as long as the process.
+    fn leaked_at_page_offset(bytes: &[u8], offset: usize) -> &'static [u8] {
+        let page = 1 << 16; // a multiple of every page size
+        let buffer: &'static mut [u8] = Box::leak(vec![0_u8; bytes.len() + offset + page].into_boxed_slice());
+        let start = buffer.as_ptr().align_offset(page) + offset;
+        let dest = &mut buffer[start..start + bytes.len()];
+        dest.copy_from_slice(bytes);
+        dest
+    }
+
+    /// The rule table through a fresh instance of `component`: its machine code runs.
+    fn rule_count(engine: &Engine, component: &Component) -> usize {
+        let mut linker = Linker::new(engine);
+        add_to_linker(&mut linker).unwrap();
+        let mut store = Store::new(engine, HostState::new(WasiCtx::builder().build(), 256 << 20));
+        // The engines interrupt at epoch deadlines; no ticker runs here, so one tick never comes.
+        store.set_epoch_deadline(1);
+        let policy = crate::bindings::Policy::instantiate(&mut store, component, &linker).unwrap();
+        let table = policy.podmut_policy_report().call_rules(&mut store).unwrap();
+        table.rules.len()
+    }
+
+    #[test]
+    fn embedded_artefact_runs_in_place_when_page_aligned_and_copied_otherwise() {
+        let artefact = compiled();
+        let expected = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+            Placement::InPlace
+        } else {
+            Placement::Copied
+        };
+        for pooling in [false, true] {
+            let e = engine(pooling);
+            let aligned = leaked_at_page_offset(artefact, 0);
+            let (component, placement) = load_static(&e, aligned, COMPONENT_SHA256).unwrap();
+            assert_eq!(placement, expected, "pooling {pooling}");
+            let in_place = rule_count(&e, &component);
+            assert!(in_place > 0);
+            // Off a page boundary the code cannot be published where it lies: it is copied.
+            let misaligned = leaked_at_page_offset(artefact, 8);
+            let (copied, placement) = load_static(&e, misaligned, COMPONENT_SHA256).unwrap();
+            assert_eq!(placement, Placement::Copied, "pooling {pooling}");
+            assert_eq!(rule_count(&e, &copied), in_place);
+            // Dropping a component published in place leaves its bytes readable and unchanged.
+            drop(component);
+            assert_eq!(aligned, artefact);
+        }
+        // The embedded artefact's checks hold in place too.
+        let e = engine(false);
+        let aligned = leaked_at_page_offset(artefact, 0);
+        assert_eq!(
+            load_static(&e, aligned, &"0".repeat(64)).err().as_deref(),
+            Some("it was compiled from another component")
+        );
     }
 }

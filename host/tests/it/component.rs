@@ -93,7 +93,7 @@ fn node_functions_name_what_is_missing_through_the_component() {
 
 #[test]
 fn a_trap_names_the_guest_functions_it_went_through() {
-    // The engine emits no native unwind info for guest code (host/src/runtime.rs): wasmtime walks
+    // The engine emits no native unwind info for guest code (host/src/engine.rs): wasmtime walks
     // the guest's frames by frame pointer, so a trap still says where in the guest it happened.
     // The component has no function names (split off as for the shipped one): its names file.
     let rt = Runtime::load_with_names(
