@@ -16,8 +16,9 @@
 //! - `webhook/load`: concurrent writes through the API server, none lost (podmut's counter equals
 //!   the writes sent).
 //!
-//! Without the control-plane binaries (`cargo xtask oracle build`) the cases are reported as
-//! ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI).
+//! Without the control-plane binaries (`cargo xtask oracle build`), the podmut binary or kubectl,
+//! the cases are reported as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI;
+//! [`podmut_oracle::prerequisite`]).
 
 #![expect(
     clippy::panic,
@@ -27,11 +28,12 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use podmut_oracle::api::{Api, PodPath};
 use podmut_oracle::batch::NODE;
 use podmut_oracle::certs::Certs;
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
+use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::webhook::{Serve, ServeOptions, kubectl, register, webhook_configuration};
 use podmut_oracle::{Pins, exchange, generate};
 use serde_json::{Value, json};
@@ -51,7 +53,6 @@ type Case = fn() -> Result<(), String>;
 
 fn main() -> std::process::ExitCode {
     let args = Arguments::from_args();
-    let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
     let missing = Pins::load()
         .map_err(|e| e.to_string())
         .and_then(|p| {
@@ -84,18 +85,10 @@ fn main() -> std::process::ExitCode {
         ("webhook/certificate-rotation", certificate_rotation),
         ("webhook/load", load),
     ];
+    let needs = Prerequisites::new(missing);
     let trials = cases
         .into_iter()
-        .map(|(name, f)| match (&missing, required) {
-            (Some(m), false) => Trial::test(name, || Ok(()))
-                .with_kind(format!("cannot run: {m}"))
-                .with_ignored_flag(true),
-            (Some(m), true) => {
-                let m = m.clone();
-                Trial::test(name, move || Err(Failed::from(m)))
-            }
-            (None, _) => Trial::test(name, move || f().map_err(Failed::from)),
-        })
+        .map(|(name, f)| needs.trial(name, "", move || f().map_err(Failed::from)))
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }
