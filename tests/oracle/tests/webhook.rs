@@ -25,7 +25,8 @@
     reason = "test harness: a runtime that cannot start fails the whole suite"
 )]
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed};
@@ -461,27 +462,68 @@ async fn label_writes(api: &Api, ns: &str, count: usize, parallel: usize) -> (us
     (sent, failures)
 }
 
+/// Set on drop: a case that ends early stops its background writes.
+#[derive(Default)]
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Poll `probe` until it says yes, for at most `timeout`.
+fn until(
+    timeout: Duration,
+    what: &str,
+    mut probe: impl FnMut() -> Result<bool, String>,
+) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    while !probe()? {
+        if Instant::now() > deadline {
+            return Err(format!("waited {}s for this: {what}", timeout.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
 fn certificate_rotation() -> Result<(), String> {
     let rig = Rig::new()?;
     let serve = rig.serve(None, 0)?;
     rig.register(&serve)?;
     rig.kubectl_ok(&["apply", "-f", "-"], Some(WEB))?;
-    let before = serve.requests(&["dry_run=\"true\""]).map_err(e)?;
+    let counted = || serve.requests(&["dry_run=\"true\""]).map_err(e);
+    let before = counted()?;
+    // Writes keep going until the rotation is over.
+    let stop = StopOnDrop::default();
     let writes = {
-        let api = rig.api.clone();
-        let ns = rig.ns.clone();
-        runtime().spawn(async move { label_writes(&api, &ns, 600, 4).await })
+        let (api, ns, stop) = (rig.api.clone(), rig.ns.clone(), stop.0.clone());
+        runtime().spawn(async move {
+            let (mut sent, mut failures) = (0, Vec::new());
+            while !stop.load(Ordering::Relaxed) {
+                let (n, f) = label_writes(&api, &ns, 20, 4).await;
+                sent += n;
+                failures.extend(f);
+            }
+            (sent, failures)
+        })
     };
-    std::thread::sleep(Duration::from_millis(500));
+    until(Duration::from_secs(30), "podmut answers the first writes", || {
+        Ok(counted()? > before)
+    })?;
     rig.write_serving_cert()?;
+    until(Duration::from_secs(10), "podmut reloads the certificate", || {
+        Ok(serve.log().contains("TLS certificate reloaded"))
+    })?;
+    let reloaded = counted()?;
+    until(
+        Duration::from_secs(30),
+        "writes answered after the reload",
+        || Ok(counted()? >= reloaded + 20),
+    )?;
+    stop.0.store(true, Ordering::Relaxed);
     let (sent, failures) = runtime().block_on(writes).map_err(e)?;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !serve.log().contains("TLS certificate reloaded") {
-        if Instant::now() > deadline {
-            return Err(format!("podmut never reloaded the certificate:\n{}", serve.log()));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
     // After the reload, the API server's new connections get the new certificate.
     let (after_sent, after_failures) = runtime().block_on(label_writes(&rig.api, &rig.ns, 50, 4));
     if !failures.is_empty() || !after_failures.is_empty() {
@@ -489,10 +531,10 @@ fn certificate_rotation() -> Result<(), String> {
             "writes failed across the rotation: {failures:?} {after_failures:?}"
         ));
     }
-    let counted = serve.requests(&["dry_run=\"true\""]).map_err(e)? - before;
+    let answered = counted()? - before;
     let total = (sent + after_sent) as u64;
-    if counted < total {
-        return Err(format!("{total} writes, podmut counted {counted}"));
+    if answered < total {
+        return Err(format!("{total} writes, podmut counted {answered}"));
     }
     Ok(())
 }
