@@ -91,8 +91,9 @@ fn print_help() {
     );
 }
 
-/// `cargo xtask test`: the one build without lint, every test on it (the real-CLI and dist tests
-/// skip with a note unless their tools are given, as `ci` does).
+/// `cargo xtask test`: the one build without lint, every test on it (the host's tests that need
+/// the wasmtime CLI, a dist output or curl are reported as ignored: `ci` provides those and runs
+/// them).
 fn test(extra: &[String]) -> Result {
     let build = Build::new(false)?;
     let components = build.components()?;
@@ -101,7 +102,7 @@ fn test(extra: &[String]) -> Result {
 }
 
 /// `cargo xtask ci`: what `.ci/run` runs. Nothing may skip: the browser tools are checked first,
-/// the real-CLI, dist and browser tests are required.
+/// the real-CLI, dist and browser tests are required (a missing tool fails them).
 fn ci(extra: &[String]) -> Result {
     step("setup: browser tools", web::browser_tools)?;
     step("setup: Rust targets", setup::targets)?;
@@ -118,8 +119,10 @@ fn ci(extra: &[String]) -> Result {
         &host,
         extra,
         &tests::Given {
-            wasmtime: Some(&wasmtime),
-            dist: Some(&dist),
+            tools: Some(tests::Tools {
+                wasmtime: &wasmtime,
+                dist: &dist,
+            }),
             browser_required: true,
             oracle_required: true,
         },
