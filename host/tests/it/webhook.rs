@@ -99,6 +99,19 @@ async fn metrics_text(w: &Webhook) -> String {
     call(w, get("/metrics")).await.body
 }
 
+/// Wait (up to 10 s) until `busy` workers of `w` are evaluating a review.
+async fn until_busy(w: &Webhook, busy: usize) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while w.busy_workers() < busy {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{busy} worker(s) busy within 10 s: {} are",
+            w.busy_workers()
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
 // ------------------------------------------------------------------------------------------
 // Routes
 
@@ -454,7 +467,8 @@ async fn overload_is_denied_with_429() {
             .await
         }
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The slow review holds the worker (for the 300 ms deadline) before the next is sent.
+    until_busy(&w, 1).await;
     let v = call(&w, post(marked_review("uid-queued", "fine").to_string()))
         .await
         .json();
@@ -686,7 +700,8 @@ async fn shutdown_drains_in_flight_requests() {
         )
         .await
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server stops only once the request is being evaluated.
+    until_busy(&w, 1).await;
     server.stop().await;
     let x = slow.await.unwrap().expect("the in-flight request is answered");
     assert_eq!(x.body["response"]["uid"], "uid-drain");
