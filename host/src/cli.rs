@@ -1,4 +1,4 @@
-//! The `podmut` command line (design.md §4 is the contract: flags, `-o json` shapes, exit codes).
+//! The `podmut` command line (docs/cli.md is the contract: flags, `-o json` shapes, exit codes).
 //!
 //! Exit codes: 0 allowed, 1 denied, 2 bad input or usage (message on stderr naming the file and the
 //! problem), 3 the component failed (trap, timeout, out of memory).

@@ -162,6 +162,17 @@ impl Webhook {
         self.shared.draining.store(true, Ordering::Relaxed);
     }
 
+    /// The workers evaluating a review right now (0 before the component is ready).
+    pub fn busy_workers(&self) -> usize {
+        self.shared.evaluator.get().map_or(0, |e| {
+            self.shared
+                .options
+                .workers
+                .max(1)
+                .saturating_sub(e.permits.available_permits())
+        })
+    }
+
     /// The metrics.
     pub fn metrics(&self) -> &Metrics {
         &self.shared.metrics

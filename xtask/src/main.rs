@@ -101,8 +101,9 @@ fn print_help() {
     );
 }
 
-/// `cargo xtask test`: the one build without lint, every test on it (the real-CLI and dist tests
-/// skip with a note unless their tools are given, as `ci` does).
+/// `cargo xtask test`: the one build without lint, every test on it (the host's tests that need
+/// the wasmtime CLI, a dist output or curl are reported as ignored: `ci` provides those and runs
+/// them).
 fn test(extra: &[String]) -> Result {
     let build = Build::new(false)?;
     let components = build.components()?;
@@ -111,7 +112,7 @@ fn test(extra: &[String]) -> Result {
 }
 
 /// `cargo xtask ci`: what `.ci/run` runs. Nothing may skip: the browser tools are checked first,
-/// the real-CLI, dist and browser tests are required. The one check that can be left undone is
+/// the real-CLI, dist and browser tests are required (a missing tool fails them). The one check that can be left undone is
 /// cargo-deny's advisories, which need the RustSec database from GitHub: then it says so loudly.
 fn ci(extra: &[String]) -> Result {
     step("setup: browser tools", web::browser_tools)?;
@@ -134,8 +135,10 @@ fn ci(extra: &[String]) -> Result {
         &host,
         extra,
         &tests::Given {
-            wasmtime: Some(&wasmtime),
-            dist: Some(&dist),
+            tools: Some(tests::Tools {
+                wasmtime: &wasmtime,
+                dist: &dist,
+            }),
             browser_required: true,
             oracle_required: true,
         },

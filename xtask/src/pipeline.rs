@@ -17,9 +17,9 @@
 //!
 //! With `lint`, every cargo invocation runs rustc through `clippy-driver` for the workspace's own
 //! crates (`RUSTC_WORKSPACE_WRAPPER` + `CLIPPY_ARGS=-D warnings`, what `cargo clippy` sets up), so
-//! the real builds are also the lint: no separate check build of every dependency. Step 1 lints
-//! core, guest and misbehave for wasm32-wasip2 and core and kubewarden for wasm32-unknown-unknown;
-//! step 3 lints every workspace crate natively, with all targets.
+//! the real builds are also the lint: no separate check build of every dependency. The component
+//! build lints core, guest and misbehave for wasm32-wasip2 and core and kubewarden for
+//! wasm32-unknown-unknown; the host build lints every workspace crate natively, with all targets.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ impl Build {
         c
     }
 
-    /// Step 1: the three components, each built once.
+    /// The three components, each built once.
     pub(crate) fn components(&self) -> Result<Components> {
         step(
             "components (wasm32-wasip2, wasm32-unknown-unknown; wasm-opt)",
@@ -149,7 +149,7 @@ impl Build {
         )
     }
 
-    /// Steps 2–4: the playground, then the host with every test target, precompiled.
+    /// The playground, then the host with every test target, precompiled.
     /// `require_web`: fail instead of building without the playground when npm is missing.
     pub(crate) fn host(&self, components: &Components, require_web: bool) -> Result<Host> {
         let web = step("playground (web/pkg)", || web::transpile(&components.guest))?;
@@ -201,7 +201,7 @@ impl Host {
             subcommand,
             "--workspace",
             // Both are cdylibs for wasm32-wasip2 only (their component exports cannot be linked
-            // natively); they are built and linted for wasm in step 1.
+            // natively); they are built and linted for wasm with the components.
             "--exclude",
             "podmut-guest",
             "--exclude",
@@ -231,7 +231,7 @@ pub(crate) fn build_components(mut cargo: Command, packages: &[&str]) -> Result<
     Ok(target_dir().join("wasm32-wasip2").join("guest"))
 }
 
-/// Step 1b: the component as shipped, from cargo's `built` (see the module docs): `<stem>.wasm`
+/// The component as shipped, from cargo's `built` (see the module docs): `<stem>.wasm`
 /// and `<stem>.wasm.names` beside it. Without wasm-opt: an error when `require_wasm_opt`, else
 /// the component as cargo built it with the names split off (said loudly).
 pub(crate) fn ship(built: &Path, stem: &str, require_wasm_opt: bool) -> Result<podmut_splice::Optimised> {

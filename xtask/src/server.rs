@@ -22,10 +22,13 @@ pub(crate) fn ephemeral_addr() -> Result<String> {
         .map_err(|e| format!("cannot find a free port: {e}"))
 }
 
-/// Wait until the server has written its CA (it then listens), or fail if it exited.
+/// Wait until the server has written its whole CA (it then listens), or fail if it exited.
 pub(crate) fn wait_for_file(path: &Path, server: &mut Child) -> Result {
     for _ in 0..600 {
-        if path.is_file() {
+        // The file is written in place: wait for its last line, not for it to exist.
+        if std::fs::read_to_string(path)
+            .is_ok_and(|pem| pem.trim_end().ends_with("-----END CERTIFICATE-----"))
+        {
             return Ok(());
         }
         if let Ok(Some(status)) = server.try_wait() {

@@ -11,19 +11,26 @@ use crate::web;
 /// What the tests are given beyond the build.
 #[derive(Debug, Default)]
 pub(crate) struct Given<'a> {
-    /// A directory holding the wasmtime 48 CLI: the real-CLI tests must run
-    /// (`PODMUT_REQUIRE_WASMTIME=1`) instead of skipping.
-    pub(crate) wasmtime: Option<&'a Path>,
-    /// A `cargo xtask dist` output: the dist tests must run on it (`PODMUT_DIST_DIR`,
-    /// `PODMUT_REQUIRE_DIST=1`, which also requires the local registry), and the browser tests
-    /// drive its binary.
-    pub(crate) dist: Option<&'a Path>,
+    /// What the host's `#[ignore = "needs ..."]` tests need: given, they run too (`-- --ignored`),
+    /// and a missing prerequisite fails them instead of leaving them ignored.
+    pub(crate) tools: Option<Tools<'a>>,
     /// The browser tests must run (`PODMUT_REQUIRE_BROWSER=1`): a missing Chromium or node fails
     /// them instead of skipping.
     pub(crate) browser_required: bool,
     /// The oracle suite must run (`PODMUT_REQUIRE_ORACLE=1`): control planes that are not built
     /// fail it instead of showing its cases as ignored.
     pub(crate) oracle_required: bool,
+}
+
+/// The prerequisites of the host's ignored tests that `ci` provides (besides curl, docker-registry
+/// and skopeo, which `.ci/run` installs).
+#[derive(Debug)]
+pub(crate) struct Tools<'a> {
+    /// A directory holding the wasmtime 48 CLI (the real-CLI tests), put first on PATH.
+    pub(crate) wasmtime: &'a Path,
+    /// A `cargo xtask dist` output (`PODMUT_DIST_DIR`) for the dist tests; the browser tests drive
+    /// its binary.
+    pub(crate) dist: &'a Path,
 }
 
 /// Tests never rewrite fixtures: `PODMUT_BLESS` in the environment is refused (`cargo xtask bless`
@@ -39,32 +46,56 @@ pub(crate) fn no_bless_env() -> Result {
     }
 }
 
-/// `cargo test` over the workspace, then the browser tests.
+/// `cargo test` over the workspace, then (given their tools) the host's ignored tests, then the
+/// browser tests.
 pub(crate) fn run_all(host: &Host, extra: &[String], given: &Given<'_>) -> Result {
-    let mut c = host.cargo("test");
-    // Every test binary runs even when one fails: one CI run reports every failure.
-    c.arg("--no-fail-fast");
-    if let Some(dir) = given.wasmtime {
-        let paths = env::var_os("PATH").unwrap_or_default();
-        let joined = env::join_paths(std::iter::once(dir.to_path_buf()).chain(env::split_paths(&paths)))
-            .map_err(|e| format!("cannot put {} on PATH: {e}", dir.display()))?;
-        c.env("PATH", joined).env("PODMUT_REQUIRE_WASMTIME", "1");
-    }
-    if let Some(dist) = given.dist {
-        c.env("PODMUT_DIST_DIR", dist)
-            .env("PODMUT_REQUIRE_DIST", "1")
-            // For the reproducibility test, which packages the same inputs again.
-            .env("PODMUT_RELEASE_TOOL", crate::dist::release_tool())
-            .env(
-                "PODMUT_SOURCE_DATE_EPOCH",
-                crate::dist::source_date_epoch().to_string(),
-            );
-    }
-    if given.oracle_required {
-        c.env("PODMUT_REQUIRE_ORACLE", "1");
-    }
+    // The same environment for every `cargo test` here, so nothing is rebuilt between them.
+    let cargo_test = || -> Result<std::process::Command> {
+        let mut c = host.cargo("test");
+        // Every test binary runs even when one fails: one CI run reports every failure.
+        c.arg("--no-fail-fast");
+        if let Some(tools) = &given.tools {
+            let paths = env::var_os("PATH").unwrap_or_default();
+            let joined = env::join_paths(
+                std::iter::once(tools.wasmtime.to_path_buf()).chain(env::split_paths(&paths)),
+            )
+            .map_err(|e| format!("cannot put {} on PATH: {e}", tools.wasmtime.display()))?;
+            c.env("PATH", joined)
+                .env("PODMUT_DIST_DIR", tools.dist)
+                // For the reproducibility test, which packages the same inputs again.
+                .env("PODMUT_RELEASE_TOOL", crate::dist::release_tool())
+                .env(
+                    "PODMUT_SOURCE_DATE_EPOCH",
+                    crate::dist::source_date_epoch().to_string(),
+                );
+        }
+        if given.oracle_required {
+            c.env("PODMUT_REQUIRE_ORACLE", "1");
+        }
+        Ok(c)
+    };
+    let mut c = cargo_test()?;
     c.args(extra);
-    step("cargo test", || run(c))?;
+    let all = step("cargo test", || run(c));
+    let ignored = if given.tools.is_some() {
+        // The tests a plain `cargo test` reports as ignored for want of a tool; here every one of
+        // them runs, and fails if what it needs is missing. Test filters given to `ci` apply.
+        let filters = extra.iter().skip_while(|a| *a != "--").skip(1);
+        let mut c = cargo_test()?;
+        c.args(["--test", "it", "--", "--ignored"]).args(filters);
+        step(
+            "cargo test (the host's ignored tests: wasmtime CLI, dist, curl)",
+            || run(c),
+        )
+    } else {
+        Ok(())
+    };
+    // Both run even when the first fails: one CI run reports every failure.
+    match (all, ignored) {
+        (Ok(()), Ok(())) => {}
+        (Err(e), Ok(())) | (Ok(()), Err(e)) => return Err(e),
+        (Err(a), Err(b)) => return Err(format!("{a}; {b}")),
+    }
     if !host.web {
         if given.browser_required {
             return Err("node and npm are required for the playground and its browser tests".into());
@@ -73,7 +104,7 @@ pub(crate) fn run_all(host: &Host, extra: &[String], given: &Given<'_>) -> Resul
         return Ok(());
     }
     // The dist binary when there is one: its playground is what ships.
-    let dist_bin = given.dist.map(|d| d.join("podmut"));
+    let dist_bin = given.tools.as_ref().map(|t| t.dist.join("podmut"));
     let bin = dist_bin.as_deref().unwrap_or(&host.bin);
     step("browser tests (Chromium)", || {
         web::browser_tests(

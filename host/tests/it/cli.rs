@@ -1,4 +1,5 @@
-//! The CLI contract (design.md §4), exercised through the built `podmut` binary.
+//! The CLI contract (docs/cli.md: flags, `-o json` shapes, exit codes), exercised through the built
+//! `podmut` binary.
 
 use std::process::Output;
 
@@ -233,7 +234,7 @@ fn contract_flags_are_present() {
 }
 
 // ------------------------------------------------------------------------------------------
-// Issue 13: the strict profile, Kubernetes versions, enforcement, through the CLI
+// The strict profile, Kubernetes versions, enforcement, through the CLI
 
 /// The warm-pool example with a worker that asks for a capability no existing container adds.
 fn escalating_worker(dir: &std::path::Path) -> std::path::PathBuf {

@@ -3,33 +3,21 @@
 //! image layout, the Kubewarden module's metadata, SHA256SUMS, the archive and krew manifest, a
 //! second packaging giving the same bytes, and a round trip through a local OCI registry.
 //!
-//! `cargo xtask ci` runs these on its dist output (`PODMUT_DIST_DIR`, with `PODMUT_REQUIRE_DIST=1`
-//! making them fail rather than skip when something they need is missing). Under a plain
-//! `cargo test` they skip with a note.
+//! They need a dist output (`PODMUT_DIST_DIR`), so a plain `cargo test` reports them as ignored.
+//! `cargo xtask ci` runs them (`-- --ignored`) on its own dist output, with docker-registry and
+//! skopeo installed by `.ci/run`; run that way, a test whose prerequisite is missing fails.
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
-/// The dist directory, or `None` (with a note) when not given.
-fn dist() -> Option<PathBuf> {
-    match std::env::var_os("PODMUT_DIST_DIR") {
-        Some(d) => Some(PathBuf::from(d)),
-        None => {
-            assert!(
-                std::env::var_os("PODMUT_REQUIRE_DIST").is_none(),
-                "PODMUT_REQUIRE_DIST=1 but no PODMUT_DIST_DIR"
-            );
-            eprintln!(
-                "NOTE: PODMUT_DIST_DIR is not set; skipping (cargo xtask ci runs these on its dist output)"
-            );
-            None
-        }
-    }
-}
-
-fn required() -> bool {
-    std::env::var_os("PODMUT_REQUIRE_DIST").is_some()
+/// The dist directory, `PODMUT_DIST_DIR` (these tests are ignored unless asked for; asked for
+/// without one, they fail).
+fn dist() -> PathBuf {
+    std::env::var_os("PODMUT_DIST_DIR").map_or_else(
+        || panic!("this test needs PODMUT_DIST_DIR, a `cargo xtask dist` output (cargo xtask ci sets it)"),
+        PathBuf::from,
+    )
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -97,8 +85,9 @@ fn manifest(layout: &Path) -> (Value, String, String) {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_binary_is_statically_linked() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let out = Command::new("ldd").arg(d.join("podmut")).output().unwrap();
     let text = format!(
         "{}{}",
@@ -112,8 +101,9 @@ fn the_binary_is_statically_linked() {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn version_names_the_shipped_component() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let v = version_json(&d);
     for field in [
         "version",
@@ -131,6 +121,7 @@ fn version_names_the_shipped_component() {
         "podmut.wasm is not what `podmut component` writes"
     );
     assert_eq!(v["componentSha256"], sha256_hex(&shipped));
+    // When the build's own component is named (cargo xtask ci names it), the very same bytes.
     if let Some(built) = std::env::var_os("PODMUT_GUEST_WASM") {
         assert!(
             std::fs::read(built).unwrap() == shipped,
@@ -142,8 +133,9 @@ fn version_names_the_shipped_component() {
 /// podmut.wasm ships without function names; podmut.wasm.names beside it (what
 /// `podmut component --names` writes) names them, for this very component.
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_names_file_names_the_shipped_component() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let shipped = std::fs::read(d.join("podmut.wasm")).unwrap();
     let (_, left) = podmut_splice::split_names(podmut_splice::core_module(&shipped).unwrap()).unwrap();
     assert!(left.is_empty(), "podmut.wasm still has function names");
@@ -171,8 +163,9 @@ fn the_names_file_names_the_shipped_component() {
 /// compiled into the cache (the compile path would leave a `.cwasm` there). The time it takes is
 /// a benchmark (BENCHMARKS.md, "Cold start"), not asserted here.
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn first_run_deserializes_the_precompiled_code() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let cache = scratch("dist-first-run-cache");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policies/examples/01-image-update");
     let out = Command::new(d.join("podmut"))
@@ -214,8 +207,9 @@ fn first_run_deserializes_the_precompiled_code() {
 
 /// `podmut serve --no-cache` (the Deployment's flags) answers reviews from the precompiled code.
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn serve_without_a_cache_answers_from_the_precompiled_code() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let dir = scratch("dist-serve");
     let ca = dir.join("ca.pem");
     let addr = free_addr();
@@ -289,8 +283,9 @@ const REVIEW: &str = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionRev
             "spec":{"containers":[{"name":"a","image":"busybox:1"}]}}}}"#;
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_image_layout_runs_the_static_binary_as_non_root() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let layout = d.join("image");
     let v = version_json(&d);
     let (manifest, tag, _) = manifest(&layout);
@@ -358,8 +353,9 @@ fn the_image_layout_runs_the_static_binary_as_non_root() {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_kubewarden_module_carries_its_metadata() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let module = std::fs::read(d.join("podmut-kubewarden.wasm")).unwrap();
     let mut found = Vec::new();
     for payload in wasmparser::Parser::new(0).parse_all(&module) {
@@ -411,8 +407,9 @@ fn the_kubewarden_module_carries_its_metadata() {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn sha256sums_verify() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let out = run(Command::new("sha256sum")
         .arg("-c")
         .arg("SHA256SUMS")
@@ -439,8 +436,9 @@ fn sha256sums_verify() {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_archive_and_the_krew_manifest_fit_together() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let version = version_json(&d)["version"].as_str().unwrap().to_owned();
     let top = format!("podmut-{version}-x86_64-unknown-linux-musl");
     let archive = d.join(format!("{top}.tar.gz"));
@@ -506,17 +504,19 @@ fn the_archive_and_the_krew_manifest_fit_together() {
 
 /// Packaging the same inputs again gives the same files and the same image digest.
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR and the packaging inputs cargo xtask ci gives; run with --ignored (cargo xtask ci does)"]
 fn packaging_is_reproducible() {
-    let Some(d) = dist() else { return };
-    let (Some(tool), Some(module), Some(epoch)) = (
-        std::env::var_os("PODMUT_RELEASE_TOOL"),
-        std::env::var_os("PODMUT_KUBEWARDEN_WASM"),
-        std::env::var_os("PODMUT_SOURCE_DATE_EPOCH"),
-    ) else {
-        assert!(!required(), "cargo xtask ci passes the packaging inputs");
-        eprintln!("NOTE: the packaging inputs are not given; skipping");
-        return;
+    let d = dist();
+    let given = |name: &str| {
+        std::env::var_os(name).unwrap_or_else(|| {
+            panic!("this test needs {name}, one of the packaging inputs cargo xtask ci gives")
+        })
     };
+    let (tool, module, epoch) = (
+        given("PODMUT_RELEASE_TOOL"),
+        given("PODMUT_KUBEWARDEN_WASM"),
+        given("PODMUT_SOURCE_DATE_EPOCH"),
+    );
     let again = scratch("dist-again").join("out");
     run(Command::new(tool)
         .arg("--podmut")
@@ -576,22 +576,6 @@ fn free_addr() -> String {
     l.local_addr().unwrap().to_string()
 }
 
-fn tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        assert!(
-            !required(),
-            "PODMUT_REQUIRE_DIST=1 but `{name}` is not installed (.ci/run installs it)"
-        );
-        eprintln!("NOTE: `{name}` is not installed; skipping the registry round trip");
-    }
-    found
-}
-
 /// Start Debian's `docker-registry` (the CNCF distribution registry) on 127.0.0.1.
 fn start_registry(registry: &Path, dir: &Path) -> (Guard, String) {
     let addr = free_addr();
@@ -628,11 +612,14 @@ fn start_registry(registry: &Path, dir: &Path) -> (Guard, String) {
 /// compare: the same manifest digest, every blob byte-identical, and the wasm layers are the
 /// shipped `.wasm` files.
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, docker-registry and skopeo; run with --ignored (cargo xtask ci does)"]
 fn registry_round_trip_is_byte_identical() {
-    let Some(d) = dist() else { return };
-    let (Some(registry), Some(skopeo)) = (tool("docker-registry"), tool("skopeo")) else {
-        return;
-    };
+    let d = dist();
+    let registry = crate::support::required_tool(
+        "docker-registry",
+        "apt-get install -y docker-registry (.ci/run installs it)",
+    );
+    let skopeo = crate::support::required_tool("skopeo", "apt-get install -y skopeo (.ci/run installs it)");
     let dir = scratch("dist-registry");
     let (mut server, addr) = start_registry(&registry, &dir);
     let component = std::fs::read(d.join("podmut.wasm")).unwrap();
@@ -696,8 +683,9 @@ fn registry_round_trip_is_byte_identical() {
 }
 
 #[test]
+#[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn the_wasm_artefacts_use_the_media_types_policy_engines_fetch() {
-    let Some(d) = dist() else { return };
+    let d = dist();
     let (component, _, _) = manifest(&d.join("oci/component"));
     assert_eq!(
         component["config"]["mediaType"],

@@ -1,6 +1,6 @@
-//! Issue 14 through the built `podmut` binary: field validation (`--validate`), several Pods per
-//! file, patches, `admission-review`, `plan`, and the CLI conventions (one error printed once,
-//! warnings on stderr, errors that name their input).
+//! Reading inputs, through the built `podmut` binary: field validation (`--validate`), several
+//! Pods per file, patches, `admission-review`, `plan`, and the CLI conventions (one error printed
+//! once, warnings on stderr, errors that name their input).
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -54,7 +54,7 @@ fn a_misspelled_field_fails_strict_validation_like_kubectl() {
         1,
         "printed once: {err}"
     );
-    // The issue's example: without validation the typo silently makes the Pod BestEffort.
+    // Without validation the typo silently makes the Pod BestEffort.
     let o = run(&["qos", s(&pod), "--validate", "ignore"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o).trim(), "BestEffort");

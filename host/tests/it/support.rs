@@ -87,6 +87,21 @@ pub(crate) fn assert_contains_all(text: &str, needles: &[&str]) {
 }
 
 // ------------------------------------------------------------------------------------------
+// Tools outside cargo
+
+/// The program `name` on PATH, for a test marked `#[ignore = "needs <name> ..."]` (see the crate
+/// docs): it runs only when asked, so a missing program fails it, saying how to `install` it.
+pub(crate) fn required_tool(name: &str, install: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| panic!("this test needs `{name}` on PATH: {install}"))
+}
+
+// ------------------------------------------------------------------------------------------
 // Files
 
 /// The repository's `policies/` directory.

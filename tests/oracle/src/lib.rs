@@ -15,7 +15,8 @@
 //! - [`fixtures`]: the conformance fixtures replayed; [`known`]: the allowed differences;
 //! - [`generate`], [`batch`]: generated changes, sent in bulk;
 //! - [`pool`]: the control planes a run shares;
-//! - [`webhook`]: `podmut serve` behind a real API server, driven with kubectl.
+//! - [`webhook`]: `podmut serve` behind a real API server, driven with kubectl;
+//! - [`prerequisite`]: a case that cannot run here is ignored with the reason, or fails when required.
 
 pub mod answer;
 pub mod api;
@@ -29,6 +30,7 @@ pub mod godiff;
 pub mod known;
 pub mod plan;
 pub mod pool;
+pub mod prerequisite;
 pub mod process;
 pub mod releases;
 pub mod webhook;

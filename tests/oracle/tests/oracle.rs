@@ -2,7 +2,7 @@
 //!
 //! `cargo xtask oracle test` (and CI) builds the control planes first and sets
 //! `PODMUT_REQUIRE_ORACLE=1`; under a plain `cargo test` without them every case is reported as
-//! ignored, naming the command that builds them.
+//! ignored, naming the command that builds them ([`podmut_oracle::prerequisite`]).
 //!
 //! - `fixture/<area>/<case>`: each conformance `check` fixture, replayed ([`podmut_oracle::fixtures`]);
 //! - `fixture/qos/<case>`: each `qos` fixture's Pod created (dry run): the server's `status.qosClass`
@@ -26,6 +26,7 @@ use podmut_oracle::fixtures::{self, Outcome};
 use podmut_oracle::known::Known;
 use podmut_oracle::plan::{self, Plan};
 use podmut_oracle::pool::Pool;
+use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::{Pins, control_plane};
 use podmut_oracle::{PodPath, Release, batch};
 
@@ -169,9 +170,8 @@ fn trials() -> Result<Vec<Trial>, String> {
     let known = Arc::new(Known::load().map_err(|e| e.to_string())?);
     let open = Arc::new(Known::load_open().map_err(|e| e.to_string())?);
     let cases = podmut_fixtures::load_cases(&podmut_fixtures::cases_dir()).map_err(|e| e.to_string())?;
-    let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
     let claimed = fixtures::claimed(&pins);
-    let missing = missing_binaries(&claimed);
+    let needs = Prerequisites::new(missing_binaries(&claimed));
     let Some(default) = claimed.iter().copied().max() else {
         return Err(format!(
             "podmut claims none of the pinned releases ({:?})",
@@ -232,40 +232,22 @@ fn trials() -> Result<Vec<Trial>, String> {
                 .for_case(&c.name)
                 .or_else(|| open.for_case(&c.name))
                 .map(|e| e.id.clone());
-            let trial = match (&missing, required) {
-                (Some(m), false) => Trial::test(name, || Ok(()))
-                    .with_kind(format!("not built: {m}"))
-                    .with_ignored_flag(true),
-                (Some(m), true) => {
-                    let m = m.clone();
-                    Trial::test(name, move || Err(Failed::from(m)))
-                }
-                (None, _) => {
-                    let case_name = c.name.clone();
-                    let kind = planned.config.release.to_string();
-                    Trial::test(name, move || run_fixture(&case_name, &planned, listed.as_deref()))
-                        .with_kind(kind)
-                }
-            };
-            trials.push(trial);
+            let case_name = c.name.clone();
+            let kind = planned.config.release.to_string();
+            trials.push(needs.trial(name, &kind, move || {
+                run_fixture(&case_name, &planned, listed.as_deref())
+            }));
         }
     }
     for c in cases_qos {
         let name = format!("fixture/{}", c.name);
-        let trial = match (&missing, required, c.case.pod.clone()) {
-            (Some(m), false, _) => Trial::test(name, || Ok(()))
-                .with_kind(format!("not built: {m}"))
-                .with_ignored_flag(true),
-            (Some(m), true, _) => {
-                let m = m.clone();
-                Trial::test(name, move || Err(Failed::from(m)))
-            }
-            (None, _, Some(pod)) if pod.get("kind").and_then(serde_json::Value::as_str) == Some("Pod") => {
+        let trial = match c.case.pod.clone() {
+            Some(pod) if pod.get("kind").and_then(serde_json::Value::as_str) == Some("Pod") => {
                 let config = podmut_oracle::Config::stock(default);
                 let listed = known.for_case(&c.name).map(|e| e.id.clone());
-                Trial::test(name, move || run_qos(&config, &pod, listed.as_deref()))
+                needs.trial(name, "", move || run_qos(&config, &pod, listed.as_deref()))
             }
-            (None, _, _) => match known.for_skip("podmut-input") {
+            _ => match known.for_skip("podmut-input") {
                 Some(entry) => Trial::test(name, || Ok(()))
                     .with_kind(format!("known: {}", entry.id))
                     .with_ignored_flag(true),
@@ -281,20 +263,8 @@ fn trials() -> Result<Vec<Trial>, String> {
     for release in claimed {
         for path in PodPath::ALL {
             let name = format!("generated/{release}/{}", path.name());
-            let trial = match (&missing, required) {
-                (Some(m), false) => Trial::test(name, || Ok(()))
-                    .with_kind(format!("not built: {m}"))
-                    .with_ignored_flag(true),
-                (Some(m), true) => {
-                    let m = m.clone();
-                    Trial::test(name, move || Err(Failed::from(m)))
-                }
-                (None, _) => {
-                    let open = open.mutations_on(path.name());
-                    Trial::test(name, move || run_generated(release, path, &open))
-                }
-            };
-            trials.push(trial);
+            let open = open.mutations_on(path.name());
+            trials.push(needs.trial(name, "", move || run_generated(release, path, &open)));
         }
     }
     let stale: Vec<String> = known

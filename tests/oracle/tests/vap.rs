@@ -41,7 +41,7 @@
 //! type-checking warning; it evaluates anyway), through the component unless
 //! `PODMUT_ORACLE_NATIVE=1`. A fixture the server cannot be asked about has a `vap-` skip reason,
 //! listed in `known-differences.yaml`. Without the control-plane binaries the cases are reported
-//! as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI).
+//! as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI; [`podmut_oracle::prerequisite`]).
 
 #![expect(
     clippy::panic,
@@ -58,6 +58,7 @@ use podmut_fixtures::{Case, LoadedCase};
 use podmut_oracle::api::{Api, PodPath, Reply};
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::known::Known;
+use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::{Pins, Release, exchange};
 use serde_json::{Map, Value, json};
 
@@ -139,9 +140,8 @@ fn trials() -> Result<Vec<Trial>, String> {
     let pins = Pins::load().map_err(e)?;
     let known = Known::load().map_err(e)?;
     let cases = podmut_fixtures::load_cases(&podmut_fixtures::cases_dir()).map_err(e)?;
-    let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
     let release = release(&pins)?;
-    let missing = control_plane::binaries(release).err().map(e);
+    let needs = Prerequisites::new(control_plane::binaries(release).err().map(e));
     let mut used = BTreeSet::new();
     let mut trials = Vec::new();
     for c in cases.into_iter().filter(|c| c.area == "vap") {
@@ -160,17 +160,9 @@ fn trials() -> Result<Vec<Trial>, String> {
             continue;
         }
         let listed = known.for_case(&c.name).map(|entry| entry.id.clone());
-        trials.push(match (&missing, required) {
-            (Some(m), false) => Trial::test(name, || Ok(()))
-                .with_kind(format!("cannot run: {m}"))
-                .with_ignored_flag(true),
-            (Some(m), true) => {
-                let m = m.clone();
-                Trial::test(name, move || Err(Failed::from(m)))
-            }
-            (None, _) => Trial::test(name, move || run_case(release, &c, listed.as_deref()))
-                .with_kind(release.to_string()),
-        });
+        trials.push(needs.trial(name, &release.to_string(), move || {
+            run_case(release, &c, listed.as_deref())
+        }));
     }
     let stale: Vec<String> = known
         .entries

@@ -16,22 +16,25 @@
 //! - `webhook/load`: concurrent writes through the API server, none lost (podmut's counter equals
 //!   the writes sent).
 //!
-//! Without the control-plane binaries (`cargo xtask oracle build`) the cases are reported as
-//! ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI).
+//! Without the control-plane binaries (`cargo xtask oracle build`), the podmut binary or kubectl,
+//! the cases are reported as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI;
+//! [`podmut_oracle::prerequisite`]).
 
 #![expect(
     clippy::panic,
     reason = "test harness: a runtime that cannot start fails the whole suite"
 )]
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Failed};
 use podmut_oracle::api::{Api, PodPath};
 use podmut_oracle::batch::NODE;
 use podmut_oracle::certs::Certs;
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
+use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::webhook::{Serve, ServeOptions, kubectl, register, webhook_configuration};
 use podmut_oracle::{Pins, exchange, generate};
 use serde_json::{Value, json};
@@ -51,7 +54,6 @@ type Case = fn() -> Result<(), String>;
 
 fn main() -> std::process::ExitCode {
     let args = Arguments::from_args();
-    let required = std::env::var_os("PODMUT_REQUIRE_ORACLE").is_some_and(|v| !v.is_empty() && v != "0");
     let missing = Pins::load()
         .map_err(|e| e.to_string())
         .and_then(|p| {
@@ -84,18 +86,10 @@ fn main() -> std::process::ExitCode {
         ("webhook/certificate-rotation", certificate_rotation),
         ("webhook/load", load),
     ];
+    let needs = Prerequisites::new(missing);
     let trials = cases
         .into_iter()
-        .map(|(name, f)| match (&missing, required) {
-            (Some(m), false) => Trial::test(name, || Ok(()))
-                .with_kind(format!("cannot run: {m}"))
-                .with_ignored_flag(true),
-            (Some(m), true) => {
-                let m = m.clone();
-                Trial::test(name, move || Err(Failed::from(m)))
-            }
-            (None, _) => Trial::test(name, move || f().map_err(Failed::from)),
-        })
+        .map(|(name, f)| needs.trial(name, "", move || f().map_err(Failed::from)))
         .collect();
     libtest_mimic::run(&args, trials).exit_code()
 }
@@ -468,27 +462,68 @@ async fn label_writes(api: &Api, ns: &str, count: usize, parallel: usize) -> (us
     (sent, failures)
 }
 
+/// Set on drop: a case that ends early stops its background writes.
+#[derive(Default)]
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Poll `probe` until it says yes, for at most `timeout`.
+fn until(
+    timeout: Duration,
+    what: &str,
+    mut probe: impl FnMut() -> Result<bool, String>,
+) -> Result<(), String> {
+    let deadline = Instant::now() + timeout;
+    while !probe()? {
+        if Instant::now() > deadline {
+            return Err(format!("waited {}s for this: {what}", timeout.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
 fn certificate_rotation() -> Result<(), String> {
     let rig = Rig::new()?;
     let serve = rig.serve(None, 0)?;
     rig.register(&serve)?;
     rig.kubectl_ok(&["apply", "-f", "-"], Some(WEB))?;
-    let before = serve.requests(&["dry_run=\"true\""]).map_err(e)?;
+    let counted = || serve.requests(&["dry_run=\"true\""]).map_err(e);
+    let before = counted()?;
+    // Writes keep going until the rotation is over.
+    let stop = StopOnDrop::default();
     let writes = {
-        let api = rig.api.clone();
-        let ns = rig.ns.clone();
-        runtime().spawn(async move { label_writes(&api, &ns, 600, 4).await })
+        let (api, ns, stop) = (rig.api.clone(), rig.ns.clone(), stop.0.clone());
+        runtime().spawn(async move {
+            let (mut sent, mut failures) = (0, Vec::new());
+            while !stop.load(Ordering::Relaxed) {
+                let (n, f) = label_writes(&api, &ns, 20, 4).await;
+                sent += n;
+                failures.extend(f);
+            }
+            (sent, failures)
+        })
     };
-    std::thread::sleep(Duration::from_millis(500));
+    until(Duration::from_secs(30), "podmut answers the first writes", || {
+        Ok(counted()? > before)
+    })?;
     rig.write_serving_cert()?;
+    until(Duration::from_secs(10), "podmut reloads the certificate", || {
+        Ok(serve.log().contains("TLS certificate reloaded"))
+    })?;
+    let reloaded = counted()?;
+    until(
+        Duration::from_secs(30),
+        "writes answered after the reload",
+        || Ok(counted()? >= reloaded + 20),
+    )?;
+    stop.0.store(true, Ordering::Relaxed);
     let (sent, failures) = runtime().block_on(writes).map_err(e)?;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !serve.log().contains("TLS certificate reloaded") {
-        if Instant::now() > deadline {
-            return Err(format!("podmut never reloaded the certificate:\n{}", serve.log()));
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
     // After the reload, the API server's new connections get the new certificate.
     let (after_sent, after_failures) = runtime().block_on(label_writes(&rig.api, &rig.ns, 50, 4));
     if !failures.is_empty() || !after_failures.is_empty() {
@@ -496,10 +531,10 @@ fn certificate_rotation() -> Result<(), String> {
             "writes failed across the rotation: {failures:?} {after_failures:?}"
         ));
     }
-    let counted = serve.requests(&["dry_run=\"true\""]).map_err(e)? - before;
+    let answered = counted()? - before;
     let total = (sent + after_sent) as u64;
-    if counted < total {
-        return Err(format!("{total} writes, podmut counted {counted}"));
+    if answered < total {
+        return Err(format!("{total} writes, podmut counted {answered}"));
     }
     Ok(())
 }
