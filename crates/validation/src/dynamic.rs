@@ -28,8 +28,8 @@
 //!
 //! # Rules and field paths
 //!
-//! Field paths follow the rule catalogue's §11 proposal; where it leaves a choice, podmut reports at
-//! the most specific field:
+//! Field paths are those upstream reports for the same rule on the main resource; where a rule
+//! exists only here, podmut reports at the most specific field:
 //!
 //! | rule (origin) | error | KEP-5972 |
 //! |---|---|---|
