@@ -1,24 +1,25 @@
 //! podmut as a [Kubewarden](https://kubewarden.io) policy.
 //!
 //! Kubewarden's policy-server loads core WebAssembly modules, not components (its runtimes are waPC,
-//! WASI preview 1 and OPA), so this crate builds the same `podmut-core` a second time, for
+//! WASI preview 1 and OPA), so this crate builds the same rule crates a second time (`podmut-admission`, the
+//! webhook's logic, and what it uses), for
 //! `wasm32-unknown-unknown`, behind the waPC protocol of `kubewarden-policy-sdk`. It registers the
 //! three waPC functions Kubewarden calls:
 //!
 //! - `validate`: payload `{"request": <AdmissionReview.request>, "settings": {...}}` → a Kubewarden
-//!   `ValidationResponse`. The request is judged by [`podmut_core::review_value`], exactly
+//!   `ValidationResponse`. The request is judged by [`podmut_admission::review_value`], exactly
 //!   what the component's `admission.review` runs, routed by `request.subResource`;
 //! - `validate_settings`: the settings document (podmut's own, see `policies/default.yaml`) →
 //!   `{"valid": bool, "message"?}`;
 //! - `protocol_version`: `"v1"`.
 //!
-//! Every Kubernetes decision stays in `podmut-core`; this crate is glue, like `guest/`.
+//! Every Kubernetes decision stays in the rule crates; this crate is glue, like `guest/`.
 //! The `io.kubewarden.metadata` section comes from `kubewarden/metadata.yml` (`kwctl annotate`, see
 //! kubewarden/README.md).
 
 use kubewarden_policy_sdk::response::ValidationResponse;
 use kubewarden_policy_sdk::settings::SettingsValidationResponse;
-use podmut_core::Settings;
+use podmut_model::settings::Settings;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -84,7 +85,7 @@ pub fn evaluate(payload: &[u8]) -> ValidationResponse {
         "kind": "AdmissionReview",
         "request": payload.request,
     });
-    match podmut_core::review_value(review, &settings) {
+    match podmut_admission::review_value(review, &settings) {
         Ok(response) => {
             let warnings = response.warnings.filter(|w| !w.is_empty());
             // `enforcement: warn|audit` records a would-be denial as an audit annotation.
@@ -231,7 +232,7 @@ mod tests {
     }
 
     #[test]
-    fn settings_are_checked_by_podmut_core() {
+    fn settings_are_checked_by_podmut_model() {
         assert!(check_settings(b"{}").valid);
         assert!(check_settings(br#"{"featureGates": {"DynamicContainers": false}}"#).valid);
         let bad = check_settings(br#"{"featureGates": {"NoSuchGate": true}}"#);
