@@ -161,7 +161,7 @@ fn the_names_file_names_the_shipped_component() {
 
 /// The first run on an empty cache takes the precompiled path: no fallback note, and nothing is
 /// compiled into the cache (the compile path would leave a `.cwasm` there). The time it takes is
-/// a benchmark (BENCHMARKS.md, "Cold start"), not asserted here.
+/// a benchmark (BENCHMARKS.md, "The CLI"), not asserted here.
 #[test]
 #[ignore = "needs PODMUT_DIST_DIR, a `cargo xtask dist` output; run with --ignored (cargo xtask ci does)"]
 fn first_run_deserializes_the_precompiled_code() {
