@@ -21,7 +21,7 @@ pub(crate) fn cycles() -> Result {
     for src in crate_sources()? {
         let graph = Graph::read(&src)?;
         for cycle in graph.cycles() {
-            let names: Vec<String> = cycle.iter().map(|m| display(m)).collect();
+            let names: Vec<String> = cycle.iter().map(display).collect();
             found.push(format!("{}: {}", src.display(), names.join(" -> ")));
         }
     }
@@ -95,7 +95,7 @@ impl Graph {
         let Some(root) = root else {
             return Ok(graph);
         };
-        graph.add(Vec::new(), &root, src)?;
+        graph.add(&Vec::new(), &root, src)?;
         let texts: Vec<(ModPath, String)> = graph
             .files
             .iter()
@@ -113,7 +113,7 @@ impl Graph {
     }
 
     /// Record `module` (in `file`, its children under `dir`) and its `mod child;` declarations.
-    fn add(&mut self, module: ModPath, file: &Path, dir: &Path) -> Result {
+    fn add(&mut self, module: &ModPath, file: &Path, dir: &Path) -> Result {
         let text =
             std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
         self.files.insert(module.clone(), file.to_path_buf());
@@ -122,7 +122,7 @@ impl Graph {
             if let Some(found) = candidates.iter().find(|p| p.is_file()) {
                 let mut path = module.clone();
                 path.push(child.clone());
-                self.add(path, found, &dir.join(&child))?;
+                self.add(&path, found, &dir.join(&child))?;
             }
         }
         Ok(())
@@ -464,7 +464,7 @@ mod tests {
             .cycles()
             .iter()
             .map(|c| {
-                let mut names: Vec<String> = c.iter().map(|m| display(m)).collect();
+                let mut names: Vec<String> = c.iter().map(display).collect();
                 names.sort();
                 names
             })
