@@ -35,6 +35,7 @@ use serde_json::Value;
 
 use podmut_model::document::{self, InputError};
 use podmut_model::field::Path;
+use podmut_model::request_path::Subresource;
 
 /// The input name coverage errors blame.
 const INPUT: &str = "configs";
@@ -675,7 +676,7 @@ fn rule_matches_as(rule: &Rule, req: &Request<'_>, group: &str, version: &str) -
     let operation = rule.operations.iter().any(|o| o == "*" || o == req.op.as_str());
     let resource = rule.resources.iter().any(|r| {
         let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == "pods") && (sub == "*" || sub == req.subresource)
+        (res == "*" || res == MAIN.resource()) && (sub == "*" || sub == req.subresource)
     });
     scope
         && operation
@@ -872,8 +873,17 @@ fn scope_gate(criteria: &[&Criteria], scope: &Scope, notes: &mut Vec<String>) ->
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-const DYNAMIC_RULE: &str =
-    r#"{apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/dynamic"]}"#;
+/// The request path coverage is about; the requests it is compared with are on the main resource.
+const DYNAMIC: Subresource = Subresource::Dynamic;
+const MAIN: Subresource = Subresource::None;
+
+/// The rule that intercepts `pods/dynamic`.
+fn dynamic_rule() -> String {
+    format!(
+        r#"{{apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["{}"]}}"#,
+        DYNAMIC.resource()
+    )
+}
 
 fn match_conditions_note(n: usize) -> Option<String> {
     (n > 0).then(|| {
@@ -907,19 +917,25 @@ fn webhook_coverage(kind: &str, config: &str, index: usize, w: &Webhook, scope: 
         subresource,
         name: scope.pod_name.as_deref().unwrap_or_default(),
     };
-    let create = c.matches(&req(Op::Create, "")).is_ok();
-    let update = c.matches(&req(Op::Update, "")).is_ok();
-    let dynamic = c.matches(&req(Op::Update, "dynamic")).is_ok();
+    let create = c.matches(&req(Op::Create, MAIN.api_name())).is_ok();
+    let update = c.matches(&req(Op::Update, MAIN.api_name())).is_ok();
+    let dynamic = c.matches(&req(Op::Update, DYNAMIC.api_name())).is_ok();
     let mut notes = Vec::new();
     let in_scope = scope_gate(&[c], scope, &mut notes);
     let blocks = in_scope && (create || update) && !dynamic;
     let mut fix = String::new();
     if blocks {
         let path = Path::new("webhooks").index(index);
-        fix = match c.rules.iter().find(|r| rule_matches(r, &req(Op::Update, ""))) {
-            Some(r) => format!("add \"pods/dynamic\" to {}.resources", r.path),
+        fix = match c
+            .rules
+            .iter()
+            .find(|r| rule_matches(r, &req(Op::Update, MAIN.api_name())))
+        {
+            Some(r) => format!("add {:?} to {}.resources", DYNAMIC.resource(), r.path),
             None => format!(
-                "add to {path}.rules: {DYNAMIC_RULE} (it intercepts Pod CREATE only; pods/dynamic requests are UPDATEs)"
+                "add to {path}.rules: {} (it intercepts Pod CREATE only; {} requests are UPDATEs)",
+                dynamic_rule(),
+                DYNAMIC.resource()
             ),
         };
         if w.failure_policy_ignore {
@@ -959,16 +975,16 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
     for n in &names {
         let pods = matches(&Request {
             op: Op::Create,
-            subresource: "",
+            subresource: MAIN.api_name(),
             name: n,
         }) || matches(&Request {
             op: Op::Update,
-            subresource: "",
+            subresource: MAIN.api_name(),
             name: n,
         });
         let dynamic = matches(&Request {
             op: Op::Update,
-            subresource: "dynamic",
+            subresource: DYNAMIC.api_name(),
             name: n,
         });
         pods_any |= pods;
@@ -1004,9 +1020,9 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
         notes.push(format!(
             "no binding names this policy: it has no effect{}",
             if would_block {
-                " yet, but would block pods/dynamic once bound"
+                format!(" yet, but would block {} once bound", DYNAMIC.resource())
             } else {
-                ""
+                String::new()
             }
         ));
     }
@@ -1028,17 +1044,17 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
 fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], name: &str) -> String {
     let dynamic = Request {
         op: Op::Update,
-        subresource: "dynamic",
+        subresource: DYNAMIC.api_name(),
         name,
     };
     let update = Request {
         op: Op::Update,
-        subresource: "",
+        subresource: MAIN.api_name(),
         name,
     };
     let create = Request {
         op: Op::Create,
-        subresource: "",
+        subresource: MAIN.api_name(),
         name,
     };
     let mut steps = Vec::new();
@@ -1057,11 +1073,14 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
                     .exclude
                     .iter()
                     .find(|r| r.path == path)
-                    .is_some_and(|r| r.resources.iter().any(|res| res == "pods/dynamic"));
+                    .is_some_and(|r| r.resources.iter().any(|res| res == DYNAMIC.resource()));
                 steps.push(if exact {
-                    format!("remove \"pods/dynamic\" from {path}.resources of {owner}")
+                    format!("remove {:?} from {path}.resources of {owner}", DYNAMIC.resource())
                 } else {
-                    format!("narrow {path} of {owner} so it no longer excludes pods/dynamic")
+                    format!(
+                        "narrow {path} of {owner} so it no longer excludes {}",
+                        DYNAMIC.resource()
+                    )
                 });
             }
             Err(Miss::NoRule) => {
@@ -1076,8 +1095,8 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
                             .filter(|r| r.operations.iter().any(|o| o == "*" || o == "UPDATE"))
                     });
                 steps.push(match base {
-                    Some(r) => format!("add \"pods/dynamic\" to {}.resources of {owner}", r.path),
-                    None => format!("add to {}.resourceRules of {owner}: {DYNAMIC_RULE}", c.path),
+                    Some(r) => format!("add {:?} to {}.resources of {owner}", DYNAMIC.resource(), r.path),
+                    None => format!("add to {}.resourceRules of {owner}: {}", c.path, dynamic_rule()),
                 });
             }
         }
