@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::admissionregistration::v1 as ar;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube_core::labels::{Selector, SelectorExt};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -747,28 +748,26 @@ impl Criteria {
 // ---------------------------------------------------------------------------------------------
 // Selectors
 
-/// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`).
+/// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`), by
+/// kube-core's [`Selector`].
+///
+/// Upstream refuses to convert a selector with an unknown operator, `In`/`NotIn` without values or
+/// `Exists`/`DoesNotExist` with some; coverage refuses such selectors when it reads them, and
+/// anywhere else they keep podmut's answer: an unknown operator selects nothing, `In`/`NotIn`
+/// without values compare with the empty set, and the values of `Exists`/`DoesNotExist` are not
+/// looked at.
 pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let by_labels = sel
-        .match_labels
-        .iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v));
-    let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
-        let values = req.values.as_deref().unwrap_or_default();
-        let value = labels.get(&req.key);
-        match req.operator.as_str() {
-            "In" => value.is_some_and(|v| values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !values.contains(v)),
-            "Exists" => value.is_some(),
-            "DoesNotExist" => value.is_none(),
-            _ => false,
-        }
-    });
-    by_labels && by_expressions
+    let mut sel = sel.clone();
+    for req in sel.match_expressions.iter_mut().flatten() {
+        // kube-core refuses `In`/`NotIn` whose `values` are absent, not empty ones.
+        req.values.get_or_insert_with(Vec::new);
+    }
+    // kube-core refuses only an unknown operator now: that selector selects nothing.
+    Selector::try_from(sel).is_ok_and(|s| s.matches(labels))
 }
 
-/// Whether some label set satisfies every selector at once.
+/// Whether some label set satisfies every selector at once (no library answers this: kube-core's
+/// `Selector` matches one given label set).
 fn satisfiable(selectors: &[&LabelSelector]) -> bool {
     #[derive(Default)]
     struct Key {
@@ -1242,6 +1241,93 @@ webhooks:
                 .unwrap();
         assert!(!satisfiable(&[&absent, &sel]));
         assert!(satisfiable(&[&absent, &not]));
+    }
+
+    /// The matcher `selector_matches` replaced, kept as the reference its answers are held to.
+    fn hand_written(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+        let by_labels = sel
+            .match_labels
+            .iter()
+            .flatten()
+            .all(|(k, v)| labels.get(k) == Some(v));
+        let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
+            let values = req.values.as_deref().unwrap_or_default();
+            let value = labels.get(&req.key);
+            match req.operator.as_str() {
+                "In" => value.is_some_and(|v| values.contains(v)),
+                "NotIn" => value.is_none_or(|v| !values.contains(v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                _ => false,
+            }
+        });
+        by_labels && by_expressions
+    }
+
+    /// kube-core's selector gives the hand-written matcher's answer for every selector of up to two
+    /// requirements (every operator, a bogus one included, with absent, empty and one or two
+    /// values) and optional matchLabels, on every label set over two keys and two values.
+    #[test]
+    fn kube_core_selectors_answer_as_the_hand_written_matcher() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+        let keys = ["a", "b"];
+        let values: [Option<Vec<String>>; 4] = [
+            None,
+            Some(vec![]),
+            Some(vec!["x".into()]),
+            Some(vec!["x".into(), "y".into()]),
+        ];
+        let mut requirements = vec![None];
+        for key in keys {
+            for op in ["In", "NotIn", "Exists", "DoesNotExist", "Bogus"] {
+                for v in &values {
+                    requirements.push(Some(LabelSelectorRequirement {
+                        key: key.into(),
+                        operator: op.into(),
+                        values: v.clone(),
+                    }));
+                }
+            }
+        }
+        let mut label_sets = vec![BTreeMap::new()];
+        for key in keys {
+            for value in ["x", "y", "z"] {
+                for set in label_sets.clone() {
+                    if !set.contains_key(key) {
+                        let mut set = set;
+                        set.insert(key.to_owned(), value.to_owned());
+                        label_sets.push(set);
+                    }
+                }
+            }
+        }
+        let match_labels = [
+            None,
+            Some(BTreeMap::new()),
+            Some(BTreeMap::from([("a".to_owned(), "x".to_owned())])),
+        ];
+        let mut checked = 0;
+        for first in &requirements {
+            for second in &requirements {
+                for (ml, listed) in match_labels.iter().flat_map(|ml| [(ml, false), (ml, true)]) {
+                    let exprs: Vec<_> = [first, second].into_iter().flatten().cloned().collect();
+                    let sel = LabelSelector {
+                        match_labels: ml.clone(),
+                        // An empty list and no list.
+                        match_expressions: (listed || !exprs.is_empty()).then_some(exprs),
+                    };
+                    for labels in &label_sets {
+                        assert_eq!(
+                            selector_matches(&sel, labels),
+                            hand_written(&sel, labels),
+                            "{sel:?} on {labels:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 150_000, "{checked}");
     }
 
     #[test]
