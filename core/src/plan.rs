@@ -6,14 +6,19 @@
 //! `allocate`, `probes`, `statuses`), fed the Pod the API server stores: on a subresource that is
 //! the REST strategy's result, not the Pod as sent. A section that cannot be computed says why
 //! (the change is denied, no node was given, the Pod has no status yet) instead of guessing.
+//!
+//! Each input is read once, at the edge: [`plan`] puts every text into an `Unread`, whose
+//! readers take it by value, so the compiler refuses a second reading of the same text; the
+//! sections get decoded Pods, the Node and the settings, never text.
 
 use k8s_openapi::api::core::v1::Pod;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use podmut_kubelet::allocation::{AllocationDecision, Outcome};
+use podmut_kubelet::allocation::{AllocationDecision, AllocationRequest, Outcome};
 use podmut_kubelet::probe_plan::ProbeReconciliation;
 use podmut_model::defaults::apply_pod_defaults;
 use podmut_model::document::{self, InputError};
+use podmut_model::field_validation::read_pod;
 use podmut_model::qos::{QosClass, compute_pod_qos};
 use podmut_model::request_path::Subresource;
 use podmut_model::settings::{Gate, Settings};
@@ -101,44 +106,76 @@ impl Plan {
 /// The words a section skipped under a denial says.
 pub(crate) const DENIED: &str = "the API server denies the change: nothing reaches the node";
 
+/// One input document, not read yet. Its readers take it by value: a text is parsed at most once.
+struct Unread<'a> {
+    text: &'a str,
+    /// What errors call the input (`old-pod`, `node`, ...).
+    input: &'static str,
+}
+
+impl<'a> Unread<'a> {
+    fn new(text: &'a str, input: &'static str) -> Self {
+        Self { text, input }
+    }
+
+    /// One JSON or YAML document.
+    fn value(self, limit: u64) -> Result<Value, InputError> {
+        document::parse_text(self.text, self.input, limit)
+    }
+
+    /// The objects of a stream, a list or a `List`.
+    fn items(self, limit: u64) -> Result<Vec<Value>, InputError> {
+        document::parse_stream(self.text, self.input, limit)
+    }
+
+    /// A Pod, with its field warnings at the settings' field validation.
+    fn pod(self, settings: &Settings) -> Result<(Pod, Vec<String>), InputError> {
+        read_pod(
+            self.text,
+            self.input,
+            settings.field_validation,
+            settings.max_input_bytes,
+        )
+    }
+}
+
+/// The Node given for the allocation: read before the admission check when the admission plugins
+/// read it too, else only when the allocation is computed.
+enum NodeInput<'a> {
+    Unread(Unread<'a>),
+    Read(Value),
+}
+
 /// Build the plan.
 pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
-    let settings = Settings::parse(input.settings)?
-        .for_subresource(input.sub)
-        .into_owned();
-    let mut settings_value = settings_value(input.settings)?;
-    if settings.gate(Gate::DynamicContainers) && input.sub == Subresource::Dynamic {
-        // pods/dynamic implies its gate (Settings::for_subresource): every section sees it on.
-        if let Some(doc) = settings_value.as_object_mut() {
-            let gates = doc
-                .entry("featureGates")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(gates) = gates.as_object_mut() {
-                gates.insert(Gate::DynamicContainers.name().into(), Value::Bool(true));
-            }
-        }
-    }
-    if let (Some(node), Some(doc)) = (input.node, settings_value.as_object_mut())
-        && !doc.contains_key("nodes")
-    {
-        // The Node given for the allocation is the one the admission plugins read too.
-        let node = document::parse_text(node, "node", settings.max_input_bytes)?;
-        doc.insert("nodes".into(), Value::Array(vec![node]));
-    }
-    let settings_text = settings_value.to_string();
-    let admission = podmut_validation::validation::check_documents(
-        Some(input.old),
-        input.new,
-        input.sub,
-        &settings_text,
+    let PlanInput {
+        old,
+        new,
+        sub,
+        node,
+        pods,
+        settings,
+    } = *input;
+    // The edge: from here on, each text is reachable only through its `Unread`.
+    let (old, new) = (Unread::new(old, "old-pod"), Unread::new(new, "new-pod"));
+    let node = node.map(|text| NodeInput::Unread(Unread::new(text, "node")));
+    let pods = pods.map(|text| Unread::new(text, "pods"));
+    let (given, document) = Settings::read(settings)?;
+    let given = given.for_subresource(sub).into_owned();
+    let limit = given.max_input_bytes;
+    let (settings, node) = plan_settings(document, &given, sub, node)?;
+    let (old, old_warnings) = old.pod(&settings)?;
+    let (new, new_warnings) = new.pod(&settings)?;
+    let admission = podmut_validation::validation::check_read(
+        Some((old.clone(), old_warnings)),
+        (new.clone(), new_warnings),
+        sub,
+        &settings,
     )?;
-    let limit = settings.max_input_bytes;
-    let old = document::parse_pod(input.old, "old-pod", limit)?;
-    let new = document::parse_pod(input.new, "new-pod", limit)?;
-    let stored = stored_pod(&old, &new, input.sub, &settings);
+    let stored = stored_pod(&old, &new, sub, &given);
     let qos = QosChange {
-        before: qos_of(&old, &settings),
-        after: qos_of(&stored, &settings),
+        before: qos_of(&old, &given),
+        after: qos_of(&stored, &given),
     };
     if !admission.allowed {
         return Ok(Plan {
@@ -149,29 +186,20 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
             statuses: Section::Skipped(DENIED.into()),
         });
     }
-    let old_value = to_value(&old)?;
-    let stored_value = to_value(&stored)?;
-    let allocation = match input.node {
+    let allocation = match node {
         None => Section::Skipped(
             "no node given: pass the v1 Node the Pod runs on (--node FILE, with status.allocatable) and \
              the other Pods on it (--pods FILE) to see whether the kubelet allocates the change"
                 .into(),
         ),
-        Some(node) => Section::Done(allocate(
-            node,
-            input.pods,
-            &old_value,
-            &stored_value,
-            &settings_value,
-            limit,
-        )?),
+        Some(node) => Section::Done(allocate(node, pods, &old, &stored, &settings, limit)?),
     };
-    let probes = Section::Done(podmut_kubelet::probe_plan::probe_plan_documents(
-        input.old,
-        &stored_value.to_string(),
-        &settings_text,
-    )?);
-    let statuses = statuses(&old, &stored, &allocation, &settings_value)?;
+    let probes = Section::Done(podmut_kubelet::probe_plan::probe_plan(
+        old.clone(),
+        stored.clone(),
+        &settings,
+    ));
+    let statuses = statuses(&old, &stored, &allocation, &settings)?;
     Ok(Plan {
         admission,
         qos,
@@ -179,6 +207,43 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
         probes,
         statuses,
     })
+}
+
+/// The settings every section runs with: the settings document (`given` is what it says on
+/// `sub`) with what the plan implies added — on `pods/dynamic`, the `DynamicContainers` gate its
+/// request turns on, so that every section sees it on; the Node given for the allocation, read
+/// here, as the one the admission plugins read (unless the document names its `nodes`).
+fn plan_settings<'a>(
+    document: Value,
+    given: &Settings,
+    sub: Subresource,
+    node: Option<NodeInput<'a>>,
+) -> Result<(Settings, Option<NodeInput<'a>>), InputError> {
+    let mut document = if document.is_null() {
+        Value::Object(Map::new())
+    } else {
+        document
+    };
+    if given.gate(Gate::DynamicContainers)
+        && sub == Subresource::Dynamic
+        && let Some(doc) = document.as_object_mut()
+    {
+        let gates = doc
+            .entry("featureGates")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(gates) = gates.as_object_mut() {
+            gates.insert(Gate::DynamicContainers.name().into(), Value::Bool(true));
+        }
+    }
+    let node = match (node, document.as_object_mut()) {
+        (Some(NodeInput::Unread(text)), Some(doc)) if !doc.contains_key("nodes") => {
+            let node = text.value(given.max_input_bytes)?;
+            doc.insert("nodes".into(), Value::Array(vec![node.clone()]));
+            Some(NodeInput::Read(node))
+        }
+        (node, _) => node,
+    };
+    Ok((Settings::from_value(&document)?, node))
 }
 
 /// The Pod the API server stores: a subresource's REST strategy keeps only what that path may
@@ -195,55 +260,73 @@ fn qos_of(pod: &Pod, settings: &Settings) -> QosClass {
     compute_pod_qos(&pod, settings)
 }
 
-fn to_value(pod: &Pod) -> Result<Value, InputError> {
-    serde_json::to_value(pod)
-        .map_err(|e| InputError::malformed("new-pod", format!("cannot encode the Pod: {e}")))
-}
-
-fn settings_value(text: &str) -> Result<Value, InputError> {
-    if text.trim().is_empty() {
-        return Ok(Value::Object(Map::new()));
-    }
-    let v = document::parse_text(text, "settings", u64::MAX).map_err(|e| InputError::BadSettings {
-        input: "settings".into(),
-        message: e.message().to_owned(),
-    })?;
-    Ok(if v.is_null() { Value::Object(Map::new()) } else { v })
-}
-
-/// The `allocate` request for the change: the old Pod is what the kubelet has allocated, the stored
-/// Pod is what it is asked to allocate.
+/// The allocation of the change: the old Pod is what the kubelet has allocated, the stored Pod is
+/// what it is asked to allocate, beside the other `pods` on the `node`. Errors name the plan's
+/// inputs (`node`, `pods`) where `allocate` names its request's fields.
 fn allocate(
-    node: &str,
-    pods: Option<&str>,
-    old: &Value,
-    stored: &Value,
-    settings: &Value,
+    node: NodeInput<'_>,
+    pods: Option<Unread<'_>>,
+    old: &Pod,
+    stored: &Pod,
+    settings: &Settings,
     limit: u64,
 ) -> Result<AllocationDecision, InputError> {
-    let node = document::parse_text(node, "node", limit)?;
-    let others = match pods {
-        Some(text) => document::parse_stream(text, "pods", limit)?,
+    let node = match node {
+        NodeInput::Read(node) => node,
+        NodeInput::Unread(text) => text.value(limit)?,
+    };
+    let pods = match pods {
+        Some(text) => text.items(limit)?,
         None => Vec::new(),
     };
-    let request = json!({
-        "node": node,
-        "allocatedPods": others,
-        "allocated": old,
-        "desired": stored,
-        "settings": settings,
-    });
-    podmut_kubelet::allocation::allocate_document(&request.to_string()).map_err(|e| rename_request_error(&e))
+    if node.is_null() {
+        return Err(request_field_error(
+            "node",
+            "required: the v1 Node the Pod runs on",
+        ));
+    }
+    let node =
+        document::node_from_value(node, "node").map_err(|e| request_field_error("node", e.message()))?;
+    // The other Pods, and where each is in `pods` (a null item is skipped, but counted).
+    let mut others = Vec::new();
+    let mut positions = Vec::new();
+    for (i, item) in pods.into_iter().enumerate() {
+        if item.is_null() {
+            continue;
+        }
+        let pod = document::pod_from_value(item, "pods")
+            .map_err(|e| request_field_error(&format!("allocatedPods[{i}]"), e.message()))?;
+        others.push(pod);
+        positions.push(i);
+    }
+    let request = AllocationRequest::new(node, others, old.clone(), stored.clone(), settings)
+        .map_err(|e| rename_request_error(&at_positions(&e, &positions)))?;
+    Ok(podmut_kubelet::allocation::allocate(&request, settings))
 }
 
-/// An error about the assembled request names the plan's own inputs (`node`, `pods`).
+/// The error about `field` of an allocation request, named after the plan's input it came from.
+fn request_field_error(field: &str, message: &str) -> InputError {
+    rename_request_error(&InputError::malformed("request", format!("{field}: {message}")))
+}
+
+/// An error about `allocatedPods[k]` of a request built from the Pods at `positions` of the
+/// `pods` input, about `allocatedPods[positions[k]]`.
+fn at_positions(e: &InputError, positions: &[usize]) -> InputError {
+    let renamed = e.message().strip_prefix("allocatedPods[").and_then(|rest| {
+        let (k, rest) = rest.split_once(']')?;
+        let position = positions.get(k.parse::<usize>().ok()?)?;
+        Some(format!("allocatedPods[{position}]{rest}"))
+    });
+    match renamed {
+        Some(message) => InputError::malformed(e.input(), message),
+        None => e.clone(),
+    }
+}
+
+/// An error about the allocation request names the plan's own inputs (`node`, `pods`).
 fn rename_request_error(e: &InputError) -> InputError {
     let message = e.message();
-    for (field, input) in [
-        ("node", "node"),
-        ("allocatedPods", "pods"),
-        ("settings", "settings"),
-    ] {
+    for (field, input) in [("node", "node"), ("allocatedPods", "pods")] {
         if let Some(rest) = message.strip_prefix(field) {
             let rest = rest.strip_prefix(": ").unwrap_or(rest);
             return InputError::malformed(input, rest.trim_start_matches('.'));
@@ -259,7 +342,7 @@ fn statuses(
     old: &Pod,
     stored: &Pod,
     allocation: &Section<AllocationDecision>,
-    settings: &Value,
+    settings: &Settings,
 ) -> Result<Section<String>, InputError> {
     let Some(status) = stored.status.clone().or_else(|| old.status.clone()) else {
         return Ok(Section::Skipped(
@@ -269,18 +352,17 @@ fn statuses(
     };
     let mut pod = stored.clone();
     pod.status = Some(status);
-    let allocated = match allocation.done() {
-        Some(d) => serde_json::to_value(&d.allocated_pod),
-        None => serde_json::to_value(stored),
-    }
-    .map_err(|e| InputError::malformed("new-pod", format!("cannot encode the Pod: {e}")))?;
-    let request = json!({"pod": to_value(&pod)?, "allocated": allocated, "settings": settings});
-    let report = podmut_kubelet::statuses::container_statuses_document(&request.to_string())?;
-    Ok(Section::Done(report))
+    let allocated = allocation
+        .done()
+        .map_or_else(|| stored.clone(), |d| d.allocated_pod.clone());
+    let report = podmut_kubelet::statuses::container_statuses(pod, Some(allocated), settings)?;
+    Ok(Section::Done(report.to_json()?))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     const OLD: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default, resourceVersion: '1', generation: 1}\nspec:\n  containers:\n  - name: app\n    image: nginx:1.25\n    resources: {requests: {cpu: 500m, memory: 256Mi}}\nstatus:\n  phase: Running\n  conditions:\n  - {type: Initialized, status: 'True'}\n  containerStatuses:\n  - {name: app, image: nginx:1.25, imageID: '', ready: true, started: true, restartCount: 0, state: {running: {}}}\n";

@@ -33,6 +33,17 @@ pub fn qos_name(q: QosClass) -> &'static str {
     }
 }
 
+/// Every request path (the WIT `subresource` enum's cases), in podmut-model's order: the host's
+/// mirror of `podmut_model::request_path::Subresource`, which it does not link (a test holds
+/// the two equal). Every name below derives from [`subresource_name`].
+pub const SUBRESOURCES: [Subresource; 5] = [
+    Subresource::None,
+    Subresource::Dynamic,
+    Subresource::EphemeralContainers,
+    Subresource::Resize,
+    Subresource::Status,
+];
+
 /// The CLI name of a subresource.
 pub fn subresource_name(s: Subresource) -> &'static str {
     match s {
@@ -44,18 +55,44 @@ pub fn subresource_name(s: Subresource) -> &'static str {
     }
 }
 
-/// Parse a CLI subresource name.
-pub fn parse_subresource(s: &str) -> Result<Subresource, String> {
+/// The subresource's name in an AdmissionReview's `request.subResource` (`""` for `none`).
+pub fn subresource_api_name(s: Subresource) -> &'static str {
     match s {
-        "" | "none" => Ok(Subresource::None),
-        "dynamic" => Ok(Subresource::Dynamic),
-        "ephemeralcontainers" | "ephemeral-containers" => Ok(Subresource::EphemeralContainers),
-        "resize" => Ok(Subresource::Resize),
-        "status" => Ok(Subresource::Status),
-        other => Err(format!(
-            "unknown subresource {other:?} (expected none, dynamic, ephemeralcontainers, resize or status)"
-        )),
+        Subresource::None => "",
+        other => subresource_name(other),
     }
+}
+
+/// The resource admission rules name (`pods`, `pods/dynamic`, ...).
+pub fn subresource_resource(s: Subresource) -> String {
+    match s {
+        Subresource::None => "pods".to_owned(),
+        other => format!("pods/{}", subresource_name(other)),
+    }
+}
+
+/// The subresource an AdmissionReview's `request.subResource` names (not the CLI's spellings).
+pub fn subresource_from_api_name(name: &str) -> Option<Subresource> {
+    SUBRESOURCES
+        .into_iter()
+        .find(|s| subresource_api_name(*s) == name)
+}
+
+/// Parse a CLI subresource name: the CLI name, the API name, or the WIT case name
+/// `ephemeral-containers`.
+pub fn parse_subresource(s: &str) -> Result<Subresource, String> {
+    SUBRESOURCES
+        .into_iter()
+        .find(|sub| subresource_name(*sub) == s || subresource_api_name(*sub) == s)
+        .or_else(|| (s == "ephemeral-containers").then_some(Subresource::EphemeralContainers))
+        .ok_or_else(|| {
+            let names: Vec<&str> = SUBRESOURCES.into_iter().map(subresource_name).collect();
+            let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+            format!(
+                "unknown subresource {s:?} (expected {} or {last})",
+                rest.join(", ")
+            )
+        })
 }
 
 #[derive(Serialize)]
@@ -410,4 +447,46 @@ pub fn statuses_text(report: &Value) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's request paths are podmut-model's: the same cases, in the same order, with the
+    /// same names; the CLI reads back what the rules' `FromStr` reads.
+    #[test]
+    fn subresources_mirror_the_request_path_table() {
+        assert_eq!(SUBRESOURCES.len(), podmut_core::Subresource::ALL.len());
+        for (host, model) in SUBRESOURCES.into_iter().zip(podmut_core::Subresource::ALL) {
+            assert_eq!(subresource_name(host), model.as_str());
+            assert_eq!(subresource_api_name(host), model.api_name());
+            assert_eq!(subresource_resource(host), model.resource());
+            assert_eq!(
+                subresource_from_api_name(model.api_name()).map(subresource_name),
+                Some(model.as_str())
+            );
+        }
+        for name in [
+            "",
+            "none",
+            "dynamic",
+            "ephemeralcontainers",
+            "ephemeral-containers",
+            "resize",
+            "status",
+            "bogus",
+        ] {
+            assert_eq!(
+                parse_subresource(name).ok().map(subresource_name),
+                name.parse::<podmut_core::Subresource>().ok().map(|s| s.as_str()),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            parse_subresource("bogus").unwrap_err(),
+            r#"unknown subresource "bogus" (expected none, dynamic, ephemeralcontainers, resize or status)"#
+        );
+        assert_eq!(subresource_from_api_name("none").map(subresource_name), None);
+    }
 }

@@ -30,11 +30,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::admissionregistration::v1 as ar;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube_core::labels::{Selector, SelectorExt};
 use serde::Serialize;
 use serde_json::Value;
 
 use podmut_model::document::{self, InputError};
 use podmut_model::field::Path;
+use podmut_model::request_path::Subresource;
 
 /// The input name coverage errors blame.
 const INPUT: &str = "configs";
@@ -675,7 +677,7 @@ fn rule_matches_as(rule: &Rule, req: &Request<'_>, group: &str, version: &str) -
     let operation = rule.operations.iter().any(|o| o == "*" || o == req.op.as_str());
     let resource = rule.resources.iter().any(|r| {
         let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == "pods") && (sub == "*" || sub == req.subresource)
+        (res == "*" || res == MAIN.resource()) && (sub == "*" || sub == req.subresource)
     });
     scope
         && operation
@@ -746,28 +748,26 @@ impl Criteria {
 // ---------------------------------------------------------------------------------------------
 // Selectors
 
-/// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`).
+/// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`), by
+/// kube-core's [`Selector`].
+///
+/// Upstream refuses to convert a selector with an unknown operator, `In`/`NotIn` without values or
+/// `Exists`/`DoesNotExist` with some; coverage refuses such selectors when it reads them, and
+/// anywhere else they keep podmut's answer: an unknown operator selects nothing, `In`/`NotIn`
+/// without values compare with the empty set, and the values of `Exists`/`DoesNotExist` are not
+/// looked at.
 pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let by_labels = sel
-        .match_labels
-        .iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v));
-    let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
-        let values = req.values.as_deref().unwrap_or_default();
-        let value = labels.get(&req.key);
-        match req.operator.as_str() {
-            "In" => value.is_some_and(|v| values.contains(v)),
-            "NotIn" => value.is_none_or(|v| !values.contains(v)),
-            "Exists" => value.is_some(),
-            "DoesNotExist" => value.is_none(),
-            _ => false,
-        }
-    });
-    by_labels && by_expressions
+    let mut sel = sel.clone();
+    for req in sel.match_expressions.iter_mut().flatten() {
+        // kube-core refuses `In`/`NotIn` whose `values` are absent, not empty ones.
+        req.values.get_or_insert_with(Vec::new);
+    }
+    // kube-core refuses only an unknown operator now: that selector selects nothing.
+    Selector::try_from(sel).is_ok_and(|s| s.matches(labels))
 }
 
-/// Whether some label set satisfies every selector at once.
+/// Whether some label set satisfies every selector at once (no library answers this: kube-core's
+/// `Selector` matches one given label set).
 fn satisfiable(selectors: &[&LabelSelector]) -> bool {
     #[derive(Default)]
     struct Key {
@@ -872,8 +872,17 @@ fn scope_gate(criteria: &[&Criteria], scope: &Scope, notes: &mut Vec<String>) ->
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-const DYNAMIC_RULE: &str =
-    r#"{apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/dynamic"]}"#;
+/// The request path coverage is about; the requests it is compared with are on the main resource.
+const DYNAMIC: Subresource = Subresource::Dynamic;
+const MAIN: Subresource = Subresource::None;
+
+/// The rule that intercepts `pods/dynamic`.
+fn dynamic_rule() -> String {
+    format!(
+        r#"{{apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["{}"]}}"#,
+        DYNAMIC.resource()
+    )
+}
 
 fn match_conditions_note(n: usize) -> Option<String> {
     (n > 0).then(|| {
@@ -907,19 +916,25 @@ fn webhook_coverage(kind: &str, config: &str, index: usize, w: &Webhook, scope: 
         subresource,
         name: scope.pod_name.as_deref().unwrap_or_default(),
     };
-    let create = c.matches(&req(Op::Create, "")).is_ok();
-    let update = c.matches(&req(Op::Update, "")).is_ok();
-    let dynamic = c.matches(&req(Op::Update, "dynamic")).is_ok();
+    let create = c.matches(&req(Op::Create, MAIN.api_name())).is_ok();
+    let update = c.matches(&req(Op::Update, MAIN.api_name())).is_ok();
+    let dynamic = c.matches(&req(Op::Update, DYNAMIC.api_name())).is_ok();
     let mut notes = Vec::new();
     let in_scope = scope_gate(&[c], scope, &mut notes);
     let blocks = in_scope && (create || update) && !dynamic;
     let mut fix = String::new();
     if blocks {
         let path = Path::new("webhooks").index(index);
-        fix = match c.rules.iter().find(|r| rule_matches(r, &req(Op::Update, ""))) {
-            Some(r) => format!("add \"pods/dynamic\" to {}.resources", r.path),
+        fix = match c
+            .rules
+            .iter()
+            .find(|r| rule_matches(r, &req(Op::Update, MAIN.api_name())))
+        {
+            Some(r) => format!("add {:?} to {}.resources", DYNAMIC.resource(), r.path),
             None => format!(
-                "add to {path}.rules: {DYNAMIC_RULE} (it intercepts Pod CREATE only; pods/dynamic requests are UPDATEs)"
+                "add to {path}.rules: {} (it intercepts Pod CREATE only; {} requests are UPDATEs)",
+                dynamic_rule(),
+                DYNAMIC.resource()
             ),
         };
         if w.failure_policy_ignore {
@@ -959,16 +974,16 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
     for n in &names {
         let pods = matches(&Request {
             op: Op::Create,
-            subresource: "",
+            subresource: MAIN.api_name(),
             name: n,
         }) || matches(&Request {
             op: Op::Update,
-            subresource: "",
+            subresource: MAIN.api_name(),
             name: n,
         });
         let dynamic = matches(&Request {
             op: Op::Update,
-            subresource: "dynamic",
+            subresource: DYNAMIC.api_name(),
             name: n,
         });
         pods_any |= pods;
@@ -1004,9 +1019,9 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
         notes.push(format!(
             "no binding names this policy: it has no effect{}",
             if would_block {
-                " yet, but would block pods/dynamic once bound"
+                format!(" yet, but would block {} once bound", DYNAMIC.resource())
             } else {
-                ""
+                String::new()
             }
         ));
     }
@@ -1028,17 +1043,17 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
 fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], name: &str) -> String {
     let dynamic = Request {
         op: Op::Update,
-        subresource: "dynamic",
+        subresource: DYNAMIC.api_name(),
         name,
     };
     let update = Request {
         op: Op::Update,
-        subresource: "",
+        subresource: MAIN.api_name(),
         name,
     };
     let create = Request {
         op: Op::Create,
-        subresource: "",
+        subresource: MAIN.api_name(),
         name,
     };
     let mut steps = Vec::new();
@@ -1057,11 +1072,14 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
                     .exclude
                     .iter()
                     .find(|r| r.path == path)
-                    .is_some_and(|r| r.resources.iter().any(|res| res == "pods/dynamic"));
+                    .is_some_and(|r| r.resources.iter().any(|res| res == DYNAMIC.resource()));
                 steps.push(if exact {
-                    format!("remove \"pods/dynamic\" from {path}.resources of {owner}")
+                    format!("remove {:?} from {path}.resources of {owner}", DYNAMIC.resource())
                 } else {
-                    format!("narrow {path} of {owner} so it no longer excludes pods/dynamic")
+                    format!(
+                        "narrow {path} of {owner} so it no longer excludes {}",
+                        DYNAMIC.resource()
+                    )
                 });
             }
             Err(Miss::NoRule) => {
@@ -1076,8 +1094,8 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
                             .filter(|r| r.operations.iter().any(|o| o == "*" || o == "UPDATE"))
                     });
                 steps.push(match base {
-                    Some(r) => format!("add \"pods/dynamic\" to {}.resources of {owner}", r.path),
-                    None => format!("add to {}.resourceRules of {owner}: {DYNAMIC_RULE}", c.path),
+                    Some(r) => format!("add {:?} to {}.resources of {owner}", DYNAMIC.resource(), r.path),
+                    None => format!("add to {}.resourceRules of {owner}: {}", c.path, dynamic_rule()),
                 });
             }
         }
@@ -1223,6 +1241,93 @@ webhooks:
                 .unwrap();
         assert!(!satisfiable(&[&absent, &sel]));
         assert!(satisfiable(&[&absent, &not]));
+    }
+
+    /// The matcher `selector_matches` replaced, kept as the reference its answers are held to.
+    fn hand_written(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+        let by_labels = sel
+            .match_labels
+            .iter()
+            .flatten()
+            .all(|(k, v)| labels.get(k) == Some(v));
+        let by_expressions = sel.match_expressions.iter().flatten().all(|req| {
+            let values = req.values.as_deref().unwrap_or_default();
+            let value = labels.get(&req.key);
+            match req.operator.as_str() {
+                "In" => value.is_some_and(|v| values.contains(v)),
+                "NotIn" => value.is_none_or(|v| !values.contains(v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                _ => false,
+            }
+        });
+        by_labels && by_expressions
+    }
+
+    /// kube-core's selector gives the hand-written matcher's answer for every selector of up to two
+    /// requirements (every operator, a bogus one included, with absent, empty and one or two
+    /// values) and optional matchLabels, on every label set over two keys and two values.
+    #[test]
+    fn kube_core_selectors_answer_as_the_hand_written_matcher() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
+        let keys = ["a", "b"];
+        let values: [Option<Vec<String>>; 4] = [
+            None,
+            Some(vec![]),
+            Some(vec!["x".into()]),
+            Some(vec!["x".into(), "y".into()]),
+        ];
+        let mut requirements = vec![None];
+        for key in keys {
+            for op in ["In", "NotIn", "Exists", "DoesNotExist", "Bogus"] {
+                for v in &values {
+                    requirements.push(Some(LabelSelectorRequirement {
+                        key: key.into(),
+                        operator: op.into(),
+                        values: v.clone(),
+                    }));
+                }
+            }
+        }
+        let mut label_sets = vec![BTreeMap::new()];
+        for key in keys {
+            for value in ["x", "y", "z"] {
+                for set in label_sets.clone() {
+                    if !set.contains_key(key) {
+                        let mut set = set;
+                        set.insert(key.to_owned(), value.to_owned());
+                        label_sets.push(set);
+                    }
+                }
+            }
+        }
+        let match_labels = [
+            None,
+            Some(BTreeMap::new()),
+            Some(BTreeMap::from([("a".to_owned(), "x".to_owned())])),
+        ];
+        let mut checked = 0;
+        for first in &requirements {
+            for second in &requirements {
+                for (ml, listed) in match_labels.iter().flat_map(|ml| [(ml, false), (ml, true)]) {
+                    let exprs: Vec<_> = [first, second].into_iter().flatten().cloned().collect();
+                    let sel = LabelSelector {
+                        match_labels: ml.clone(),
+                        // An empty list and no list.
+                        match_expressions: (listed || !exprs.is_empty()).then_some(exprs),
+                    };
+                    for labels in &label_sets {
+                        assert_eq!(
+                            selector_matches(&sel, labels),
+                            hand_written(&sel, labels),
+                            "{sel:?} on {labels:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 150_000, "{checked}");
     }
 
     #[test]

@@ -121,9 +121,12 @@ impl AllocationDecision {
     }
 }
 
-/// A decoded allocation request.
+/// An allocation request, decoded and checked: what [`allocate`] decides on.
+///
+/// [`allocate_document`] reads one from a request document; [`AllocationRequest::new`] builds one
+/// from Pods and a Node already decoded.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct AllocationRequest {
+pub struct AllocationRequest {
     /// The node (needs `status.allocatable`).
     pub(crate) node: Node,
     /// Kubelet configuration the Node does not carry.
@@ -134,6 +137,41 @@ pub(crate) struct AllocationRequest {
     pub(crate) allocated: Pod,
     /// This Pod's desired spec.
     pub(crate) desired: Pod,
+}
+
+impl AllocationRequest {
+    /// The request to allocate this Pod's `desired` spec where `allocated` is what the kubelet has
+    /// checkpointed, on `node` beside the `allocated_pods`, under the kubelet's default
+    /// configuration (a request document without `nodeConfig`).
+    ///
+    /// Everything is checked and defaulted as [`allocate_document`] checks and defaults a request
+    /// document's fields, in the same order, and an error is the one that document would give
+    /// (input `request`, naming the field: `node: status.allocatable: ...`,
+    /// `allocatedPods[1]: ...`, `desired: ...`). `settings` are the settings the request is
+    /// allocated with.
+    pub fn new(
+        node: Node,
+        allocated_pods: Vec<Pod>,
+        allocated: Pod,
+        desired: Pod,
+        settings: &Settings,
+    ) -> Result<Self, InputError> {
+        resources::check_node_quantities(&node, INPUT, "node")?;
+        let node_config = NodeConfig::default();
+        node::NodeFacts::read(&node, &node_config, INPUT)?;
+        let allocated_pods = allocated_pods
+            .into_iter()
+            .enumerate()
+            .map(|(i, pod)| checked_pod(pod, INPUT, &format!("allocatedPods[{i}]"), settings))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            node,
+            node_config,
+            allocated_pods,
+            allocated: checked_pod(allocated, INPUT, "allocated", settings)?,
+            desired: checked_pod(desired, INPUT, "desired", settings)?,
+        })
+    }
 }
 
 /// Decide the allocation outcome for `req.desired` against `req.allocated` on `req.node`.
@@ -147,7 +185,9 @@ pub(crate) struct AllocationRequest {
 ///    Infeasible (an image-only change does not, podmut's reading of KEP-5972);
 /// 5. the admission predicate against the other Pods -> Deferred;
 /// 6. otherwise Allocated.
-pub(crate) fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecision {
+///
+/// `settings` are the ones the request was checked and defaulted with.
+pub fn allocate(req: &AllocationRequest, settings: &Settings) -> AllocationDecision {
     let (desired, allocated) = (&req.desired, &req.allocated);
     let dynamic = settings.gate(Gate::DynamicContainers);
     let set = changes::diff(allocated, desired, settings);
@@ -338,12 +378,23 @@ pub(crate) fn pod_field(
     let Some(v) = value.filter(|v| !v.is_null()) else {
         return Ok(None);
     };
-    let mut pod = document::pod_from_value(v.clone(), input).map_err(|e| prefixed(&e, input, field))?;
+    let pod = document::pod_from_value(v.clone(), input).map_err(|e| prefixed(&e, input, field))?;
+    checked_pod(pod, input, field, settings).map(Some)
+}
+
+/// A decoded Pod of a request as the kubelet reads it: its quantities checked (an error names
+/// `field`), then defaulted when the settings ask.
+pub(crate) fn checked_pod(
+    mut pod: Pod,
+    input: &str,
+    field: &str,
+    settings: &Settings,
+) -> Result<Pod, InputError> {
     resources::check_pod_quantities(&pod, input, field)?;
     if settings.apply_defaults {
         apply_pod_defaults(&mut pod, settings);
     }
-    Ok(Some(pod))
+    Ok(pod)
 }
 
 /// A required Pod field.

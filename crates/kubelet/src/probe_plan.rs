@@ -440,8 +440,18 @@ fn probed(pod: &Pod) -> Vec<Entry<'_>> {
     out
 }
 
+/// Plan the probe workers for `old` -> `new`, both defaulted first when the settings ask (what
+/// [`probe_plan_documents`] does with the Pods it reads).
+pub fn probe_plan(mut old: Pod, mut new: Pod, settings: &Settings) -> ProbeReconciliation {
+    if settings.apply_defaults {
+        apply_pod_defaults(&mut old, settings);
+        apply_pod_defaults(&mut new, settings);
+    }
+    reconcile(&old, &new, settings)
+}
+
 /// Plan the probe workers for `old` -> `new` (both already defaulted when the settings ask).
-pub(crate) fn probe_plan(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliation {
+pub(crate) fn reconcile(old: &Pod, new: &Pod, settings: &Settings) -> ProbeReconciliation {
     let gate = settings.gate(Gate::MutableContainerProbes);
     // ReconcilePod: "if pod.DeletionTimestamp != nil || phase Succeeded/Failed { return }" — and
     // "Pod termination takes precedence over probe reconciliation" (KEP-6318).
@@ -630,13 +640,9 @@ fn kept(mut a: ProbeAction, why: &Option<String>, what: &str) -> ProbeAction {
 pub fn probe_plan_documents(old: &str, new: &str, settings: &str) -> Result<ProbeReconciliation, InputError> {
     let settings = Settings::parse(settings)?;
     let limit = settings.max_input_bytes;
-    let mut old = document::parse_pod(old, "old-pod", limit)?;
-    let mut new = document::parse_pod(new, "new-pod", limit)?;
-    if settings.apply_defaults {
-        apply_pod_defaults(&mut old, &settings);
-        apply_pod_defaults(&mut new, &settings);
-    }
-    Ok(probe_plan(&old, &new, &settings))
+    let old = document::parse_pod(old, "old-pod", limit)?;
+    let new = document::parse_pod(new, "new-pod", limit)?;
+    Ok(probe_plan(old, new, &settings))
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use k8s_openapi::api::core::v1::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::allocation::{pod_field, read_request};
+use crate::allocation::{checked_pod, pod_field, read_request};
 use podmut_model::document::InputError;
 use podmut_model::podutil::{init_containers, is_restartable_init, spec};
 use podmut_model::settings::{Gate, Settings};
@@ -42,26 +42,26 @@ pub(crate) const REASON_POD_INITIALIZING: &str = "PodInitializing";
 /// What the kubelet would publish.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct StatusReport {
+pub struct StatusReport {
     /// `status.containerStatuses`, sorted by name.
-    pub(crate) container_statuses: Vec<ContainerStatus>,
+    pub container_statuses: Vec<ContainerStatus>,
     /// `status.initContainerStatuses`, as given.
-    pub(crate) init_container_statuses: Vec<ContainerStatus>,
+    pub init_container_statuses: Vec<ContainerStatus>,
     /// Added containers waiting with reason `Unallocated`.
-    pub(crate) unallocated: Vec<String>,
+    pub unallocated: Vec<String>,
     /// Containers removed from the desired spec whose removal is not allocated yet: they keep running.
-    pub(crate) removal_pending: Vec<String>,
+    pub removal_pending: Vec<String>,
     /// Containers removed from the allocation that have not terminated: the kubelet kills them; their
     /// status stays as it is until they terminate.
-    pub(crate) terminating: Vec<String>,
+    pub terminating: Vec<String>,
     /// Terminated statuses of removed containers that are kept.
-    pub(crate) removed: Vec<String>,
+    pub removed: Vec<String>,
     /// Removed-container statuses dropped: the oldest beyond `removedStatusLimit`.
-    pub(crate) garbage_collected: Vec<String>,
+    pub garbage_collected: Vec<String>,
     /// `ContainersReady` and `Ready`.
-    pub(crate) conditions: Vec<PodCondition>,
+    pub conditions: Vec<PodCondition>,
     /// Whether the Pod is Ready.
-    pub(crate) ready: bool,
+    pub ready: bool,
 }
 
 fn waiting(name: &str, image: &str, reason: &str) -> ContainerStatus {
@@ -207,8 +207,48 @@ fn pod_ready(pod: &Pod, spec: &PodSpec, containers: &PodCondition) -> PodConditi
     }
 }
 
-/// The statuses the kubelet would publish for `pod`, given its `allocated` spec.
-pub(crate) fn container_statuses(pod: &Pod, allocated: Option<&Pod>, settings: &Settings) -> StatusReport {
+impl StatusReport {
+    /// The report as JSON (camelCase), the text [`container_statuses_document`] returns.
+    pub fn to_json(&self) -> Result<String, InputError> {
+        serde_json::to_string(self)
+            .map_err(|e| InputError::malformed(INPUT, format!("cannot render the result: {e}")))
+    }
+}
+
+/// The statuses the kubelet would publish for `pod`, with the statuses it published last (its
+/// `status` is required), given its `allocated` spec (`None`: the Pod's own, everything allocated).
+///
+/// Both Pods are checked and defaulted as [`container_statuses_document`] checks and defaults a
+/// request document's, in the same order, and an error is the one that document would give (input
+/// `request`, naming the field: `pod: ...`, `allocated: ...`).
+pub fn container_statuses(
+    pod: Pod,
+    allocated: Option<Pod>,
+    settings: &Settings,
+) -> Result<StatusReport, InputError> {
+    let pod = checked_pod(pod, INPUT, "pod", settings)?;
+    require_status(&pod)?;
+    let allocated = allocated
+        .map(|a| checked_pod(a, INPUT, "allocated", settings))
+        .transpose()?;
+    Ok(report(&pod, allocated.as_ref(), settings))
+}
+
+/// A request's Pod must carry the statuses the kubelet published last.
+fn require_status(pod: &Pod) -> Result<(), InputError> {
+    if pod.status.is_none() {
+        return Err(InputError::malformed(
+            INPUT,
+            "pod: status: required: the Pod's current status (the container statuses the kubelet \
+             published last; write `status: {}` for a Pod with none yet)",
+        ));
+    }
+    Ok(())
+}
+
+/// The statuses the kubelet would publish for `pod`, given its `allocated` spec (both checked and
+/// defaulted).
+fn report(pod: &Pod, allocated: Option<&Pod>, settings: &Settings) -> StatusReport {
     let dynamic = settings.gate(Gate::DynamicContainers);
     let desired = spec(pod);
     let allocated_spec = allocated.map_or_else(|| desired.clone(), spec);
@@ -288,19 +328,13 @@ pub fn container_statuses_document(text: &str) -> Result<String, InputError> {
             ));
         }
     }
+    // Each field decoded, then checked as [`container_statuses`] checks it, field by field: an error
+    // is the first one in document order.
     let pod = pod_field(obj.get("pod"), INPUT, "pod", &settings)?
         .ok_or_else(|| InputError::malformed(INPUT, "pod: required: the Pod with its current status"))?;
-    if pod.status.is_none() {
-        return Err(InputError::malformed(
-            INPUT,
-            "pod: status: required: the Pod's current status (the container statuses the kubelet \
-             published last; write `status: {}` for a Pod with none yet)",
-        ));
-    }
+    require_status(&pod)?;
     let allocated = pod_field(obj.get("allocated"), INPUT, "allocated", &settings)?;
-    let report = container_statuses(&pod, allocated.as_ref(), &settings);
-    serde_json::to_string(&report)
-        .map_err(|e| InputError::malformed(INPUT, format!("cannot render the result: {e}")))
+    report(&pod, allocated.as_ref(), &settings).to_json()
 }
 
 #[cfg(test)]

@@ -387,24 +387,36 @@ impl Settings {
 
     /// Parse a settings document (JSON or YAML); an empty or blank string gives the defaults.
     pub fn parse(text: &str) -> Result<Self, InputError> {
+        Self::read(text).map(|(settings, _)| settings)
+    }
+
+    /// [`Settings::parse`], returning the document read as well (`null` for a blank one), for a
+    /// caller that composes another settings document from it ([`Settings::from_value`]).
+    pub fn read(text: &str) -> Result<(Self, serde_json::Value), InputError> {
         if text.trim().is_empty() {
-            return Ok(Self::default());
+            return Ok((Self::default(), serde_json::Value::Null));
         }
         let value =
             document::parse_text(text, "settings", u64::MAX).map_err(|e| InputError::BadSettings {
                 input: "settings".into(),
                 message: e.message().to_owned(),
             })?;
+        Ok((Self::from_value(&value)?, value))
+    }
+
+    /// The settings a document already read says: `Settings::parse(&value.to_string())` without
+    /// the text (`null` gives the defaults).
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, InputError> {
         if value.is_null() {
             return Ok(Self::default());
         }
         let mut settings: Self =
-            document::decode(&value, "settings").map_err(|e| InputError::BadSettings {
+            document::decode(value, "settings").map_err(|e| InputError::BadSettings {
                 input: "settings".into(),
                 message: e.message().to_owned(),
             })?;
         settings
-            .apply_version(settings.kubernetes_version, &value)
+            .apply_version(settings.kubernetes_version, value)
             .map_err(|message| InputError::BadSettings {
                 input: "settings".into(),
                 message,

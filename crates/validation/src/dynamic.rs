@@ -81,6 +81,7 @@ use podmut_model::field::{ErrorList, FieldError, Path};
 use podmut_model::podutil::{
     init_containers, is_initialized, is_mirror_pod, is_restartable_init, is_windows, phase, spec as spec_of,
 };
+use podmut_model::request_path::Subresource;
 use podmut_model::semantic::{containers_eq, diff_paths, requirements_eq, semantic_eq};
 use podmut_model::settings::{Gate, SecurityContextEscalation, Settings};
 
@@ -243,7 +244,7 @@ fn check_added_container(
 /// Call it on the Pod [`prepare_update`] returns, as the API server would.
 pub(crate) fn validate_dynamic_update(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     if let Some(refusal) = not_served(
-        "pods/dynamic",
+        Subresource::Dynamic,
         Gate::DynamicContainers,
         "dynamic/gate-disabled",
         settings,

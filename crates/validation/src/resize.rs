@@ -49,6 +49,7 @@ use podmut_model::field::{ErrorList, FieldError, Path};
 use podmut_model::podutil::{
     init_containers, is_mirror_pod, is_restartable_init, is_windows, spec as spec_of,
 };
+use podmut_model::request_path::Subresource;
 use podmut_model::semantic::{containers_eq, specs_eq};
 use podmut_model::settings::{Gate, Settings};
 
@@ -70,7 +71,7 @@ const POD_LEVEL_ORIGINS: PodLevelOrigins = PodLevelOrigins {
 /// Call it on the Pod [`prepare_update`] returns, as the API server does.
 pub(crate) fn validate_pod_resize(new: &Pod, old: &Pod, settings: &Settings) -> ErrorList {
     if let Some(refusal) = not_served(
-        "pods/resize",
+        Subresource::Resize,
         Gate::InPlacePodVerticalScaling,
         "resize/gate-disabled",
         settings,

@@ -27,13 +27,14 @@ use k8s_openapi::api::core::v1::{Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use podmut_model::field::{ErrorList, FieldError, Path};
+use podmut_model::request_path::Subresource;
 use podmut_model::semantic::diff_paths;
 use podmut_model::settings::{Gate, Settings};
 
 /// The API server serves a gated subresource only with its gate on: `Some` single `Forbidden []`
 /// (with `origin`) when `gate` is off, the answer for every request on `subresource`.
 pub(crate) fn not_served(
-    subresource: &str,
+    subresource: Subresource,
     gate: Gate,
     origin: &'static str,
     settings: &Settings,
@@ -42,7 +43,10 @@ pub(crate) fn not_served(
         vec![
             FieldError::forbidden(
                 &Path::root(),
-                format!("the {subresource} subresource is not served: the {gate} feature gate is disabled"),
+                format!(
+                    "the {} subresource is not served: the {gate} feature gate is disabled",
+                    subresource.resource()
+                ),
             )
             .with_origin(origin),
         ]

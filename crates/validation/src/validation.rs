@@ -232,10 +232,24 @@ pub(crate) fn check_pod_texts(
     let settings = Settings::parse(settings)?;
     let (limit, level) = (settings.max_input_bytes, settings.field_validation);
     let old = old.map(|p| p.read("old-pod", level, limit)).transpose()?;
-    let (new, mut warnings) = new.read("new-pod", level, limit)?;
+    let new = new.read("new-pod", level, limit)?;
+    check_read(old, new, sub, &settings)
+}
+
+/// [`check`] of Pods read with their field warnings, as
+/// [`podmut_model::field_validation::read_pod`] returns them (`(pod, warnings)`; the old Pod first
+/// when there is one): the answer [`check_documents`] gives on the documents they were read from.
+/// The field warnings come first, as the API server sends them before admission's, the old Pod's
+/// marked `old Pod: `.
+pub fn check_read(
+    old: Option<(Pod, Vec<String>)>,
+    new: (Pod, Vec<String>),
+    sub: Subresource,
+    settings: &Settings,
+) -> Result<Verdict, InputError> {
+    let (new, mut warnings) = new;
     let (old, old_warnings) = old.map_or((None, Vec::new()), |(p, w)| (Some(p), w));
-    let mut verdict = check(old, new, sub, &settings)?;
-    // Field warnings first, as the API server sends them before admission's.
+    let mut verdict = check(old, new, sub, settings)?;
     warnings.extend(old_warnings.into_iter().map(|w| format!("old Pod: {w}")));
     warnings.append(&mut verdict.warnings);
     verdict.warnings = warnings;

@@ -29,6 +29,8 @@ use std::rc::Rc;
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
+use podmut_model::request_path::Subresource;
+
 use super::cel::position;
 use super::schema::OBJECTS;
 
@@ -111,15 +113,11 @@ static DECLARED: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-/// The subresources whose request object is the Pod itself.
-const POD_SUBRESOURCES: &[&str] = &[
-    "pods",
-    "pods/dynamic",
-    "pods/ephemeralcontainers",
-    "pods/resize",
-    "pods/status",
-    "pods/*",
-];
+/// Whether a rule's resource is one whose request object is the Pod itself: a Pod request path
+/// (`pods`, `pods/resize`, ...), or `pods/*`.
+fn is_pod_resource(resource: &str) -> bool {
+    resource == "pods/*" || Subresource::ALL.iter().any(|sub| sub.resource() == resource)
+}
 
 /// The namespaces of the environment's functions (`optional.of`, `lists.range`, `sets.contains`,
 /// `strings.quote`, `cel.bind`, `ip.isCanonical`, `format.named`); another, `math.greatest`
@@ -419,8 +417,7 @@ pub(crate) fn pod_only<'a>(rules: impl IntoIterator<Item = (&'a [String], &'a [S
     for (groups, resources) in rules {
         any = true;
         let core_only = !groups.is_empty() && groups.iter().all(String::is_empty);
-        let pods_only =
-            !resources.is_empty() && resources.iter().all(|r| POD_SUBRESOURCES.contains(&r.as_str()));
+        let pods_only = !resources.is_empty() && resources.iter().all(|r| is_pod_resource(r));
         if !(core_only && pods_only) {
             return false;
         }

@@ -21,7 +21,7 @@ use super::vap::{
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::output::{
     allocation_json, outcome_name, parse_subresource, probe_plan_json, qos_name, statuses_text,
-    subresource_name, to_json_string, to_yaml_string, verdict_json,
+    subresource_api_name, to_json_string, to_yaml_string, verdict_json,
 };
 use crate::runtime::{PlanRequest, Runtime};
 use crate::types::{AllocationOutcome, DocumentKind, Plan, Subresource, VapReport, VapRequest, VapTypeCheck};
@@ -159,10 +159,7 @@ fn evaluate_vaps(
     let request = VapRequest {
         old_object: Some(old.to_owned()),
         object: Some(new.to_owned()),
-        subresource: match a.subresource {
-            Subresource::None => String::new(),
-            other => subresource_name(other).to_owned(),
-        },
+        subresource: subresource_api_name(a.subresource).to_owned(),
         ..a.context
             .request(vaps.iter().map(|(_, text)| text.clone()).collect())?
     };
@@ -370,10 +367,7 @@ fn vap_text(vap: &VapSection) -> String {
 /// The `plan -o text` rendering, like `terraform plan`: one block per section with `+`/`~`/`-`
 /// marks, then a one-line summary.
 fn plan_text(plan: &Plan, vap: &VapSection, sub: Subresource) -> String {
-    let path = match sub {
-        Subresource::None => "pods".to_owned(),
-        other => format!("pods/{}", crate::output::subresource_name(other)),
-    };
+    let path = crate::output::subresource_resource(sub);
     let mut out = format!("podmut plan ({path}):\n\n");
     let v = &plan.admission;
     if v.allowed {

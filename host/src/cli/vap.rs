@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 use super::coverage::parse_labels;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::error::CallError;
-use crate::output::{parse_subresource, subresource_name, to_json_string, to_yaml_string};
+use crate::output::{parse_subresource, subresource_api_name, to_json_string, to_yaml_string};
 use crate::runtime::Runtime;
-use crate::types::{Subresource, VapReport, VapRequest, VapTypeCheck};
+use crate::types::{VapReport, VapRequest, VapTypeCheck};
 
 /// What a type-checking warning does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -329,10 +329,7 @@ pub(crate) fn type_check(
 
 /// `--subresource`: a name `check` accepts, as `request.subResource` has it (`""` for `none`).
 fn parse_request_path(s: &str) -> Result<String, String> {
-    Ok(match parse_subresource(s)? {
-        Subresource::None => String::new(),
-        other => subresource_name(other).to_owned(),
-    })
+    parse_subresource(s).map(|sub| subresource_api_name(sub).to_owned())
 }
 
 pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {

@@ -26,41 +26,40 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-/// The request path of a review, as a bounded label.
-#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
-#[expect(
-    non_camel_case_types,
-    reason = "label values are the API's lower-case subresource names"
-)]
-pub enum SubresourceLabel {
-    /// `pods` (no subresource).
-    none,
-    /// `pods/dynamic`.
-    dynamic,
-    /// `pods/ephemeralcontainers`.
-    ephemeralcontainers,
-    /// `pods/resize`.
-    resize,
-    /// `pods/status`.
-    status,
-    /// Anything else (another subresource, or not a Pod).
-    other,
-}
+use crate::types::Subresource;
+
+/// The request path of a review, as a bounded label: the CLI name of a Pod request path (`none`,
+/// `dynamic`, `ephemeralcontainers`, `resize`, `status`: [`crate::output::SUBRESOURCES`]), or
+/// `other` (another subresource, or not a Pod).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub struct SubresourceLabel(&'static str);
 
 impl SubresourceLabel {
+    /// Anything but a Pod request path.
+    pub const OTHER: Self = Self("other");
+
+    /// The label of a Pod request path.
+    pub fn path(sub: Subresource) -> Self {
+        Self(crate::output::subresource_name(sub))
+    }
+
     /// The label for a review's `request.resource.resource` and `request.subResource`.
     pub fn of(resource: &str, subresource: &str) -> Self {
         if resource != "pods" {
-            return Self::other;
+            return Self::OTHER;
         }
-        match subresource {
-            "" => Self::none,
-            "dynamic" => Self::dynamic,
-            "ephemeralcontainers" => Self::ephemeralcontainers,
-            "resize" => Self::resize,
-            "status" => Self::status,
-            _ => Self::other,
-        }
+        crate::output::subresource_from_api_name(subresource).map_or(Self::OTHER, Self::path)
+    }
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl EncodeLabelValue for SubresourceLabel {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
+        std::fmt::Write::write_str(encoder, self.0)
     }
 }
 
@@ -323,7 +322,7 @@ mod tests {
         let m = Metrics::new();
         m.requests
             .get_or_create(&RequestLabels {
-                subresource: SubresourceLabel::dynamic,
+                subresource: SubresourceLabel::path(Subresource::Dynamic),
                 verdict: Verdict::denied,
                 dry_run: false,
             })
@@ -331,12 +330,12 @@ mod tests {
         // A family without series is not encoded at all, so observe one latency.
         m.duration
             .get_or_create(&SubresourceLabels {
-                subresource: SubresourceLabel::dynamic,
+                subresource: SubresourceLabel::path(Subresource::Dynamic),
             })
             .observe(0.002);
         m.requests
             .get_or_create(&RequestLabels {
-                subresource: SubresourceLabel::none,
+                subresource: SubresourceLabel::path(Subresource::None),
                 verdict: Verdict::would_deny,
                 dry_run: true,
             })
@@ -380,8 +379,22 @@ mod tests {
 
     #[test]
     fn labels_are_bounded() {
-        assert_eq!(SubresourceLabel::of("pods", "dynamic"), SubresourceLabel::dynamic);
-        assert_eq!(SubresourceLabel::of("pods", "../../etc"), SubresourceLabel::other);
-        assert_eq!(SubresourceLabel::of("deployments", ""), SubresourceLabel::other);
+        assert_eq!(SubresourceLabel::of("pods", "dynamic").as_str(), "dynamic");
+        assert_eq!(SubresourceLabel::of("pods", "").as_str(), "none");
+        assert_eq!(SubresourceLabel::of("pods", "none"), SubresourceLabel::OTHER);
+        assert_eq!(SubresourceLabel::of("pods", "../../etc"), SubresourceLabel::OTHER);
+        assert_eq!(SubresourceLabel::of("deployments", ""), SubresourceLabel::OTHER);
+        assert_eq!(SubresourceLabel::OTHER.as_str(), "other");
+    }
+
+    /// The labels are the request paths' names, as podmut-model's table spells them.
+    #[test]
+    fn labels_follow_the_request_path_table() {
+        for sub in podmut_core::Subresource::ALL {
+            assert_eq!(
+                SubresourceLabel::of("pods", sub.api_name()).as_str(),
+                sub.as_str()
+            );
+        }
     }
 }

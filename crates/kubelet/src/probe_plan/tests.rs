@@ -12,7 +12,7 @@ fn pod(containers: &str, extra: &str) -> Pod {
 }
 
 fn plan(old: &str, new: &str) -> ProbeReconciliation {
-    probe_plan(&pod(old, ""), &pod(new, ""), &Settings::preview())
+    reconcile(&pod(old, ""), &pod(new, ""), &Settings::preview())
 }
 
 fn only(p: &ProbeReconciliation) -> &ProbeAction {
@@ -59,14 +59,14 @@ fn added_startup_never_flips_started_back() {
         "[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]",
         status,
     );
-    let p = probe_plan(&old, &new, &Settings::preview());
+    let p = reconcile(&old, &new, &Settings::preview());
     let a = only(&p);
     assert_eq!(a.initial_result.as_deref(), Some("Success"));
     assert_eq!(a.started_effect, "unchanged");
     assert!(!a.run_promptly);
     // A container that has not started runs it normally.
     let not_started = status.replace("started: true", "started: false");
-    let p = probe_plan(
+    let p = reconcile(
         &pod("[{name: app, image: x}]", &not_started),
         &pod(
             "[{name: app, image: x, startupProbe: {exec: {command: ['true']}}}]",
@@ -151,20 +151,20 @@ fn terminating_terminal_and_static_pods_are_not_reconciled() {
     let c = format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]");
     let changed = "[{name: app, image: x, readinessProbe: {httpGet: {path: /x, port: 1}}}]";
     let new = pod(changed, "status: {phase: Succeeded}\n");
-    let p = probe_plan(&pod(&c, ""), &new, &Settings::preview());
+    let p = reconcile(&pod(&c, ""), &new, &Settings::preview());
     assert!(!p.reconciled);
     assert_eq!(only(&p).action, Action::None);
     let mut new = pod(changed, "");
     new.metadata.deletion_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
         "2024-01-01T00:00:00Z".parse().unwrap(),
     ));
-    assert!(!probe_plan(&pod(&c, ""), &new, &Settings::preview()).reconciled);
+    assert!(!reconcile(&pod(&c, ""), &new, &Settings::preview()).reconciled);
     let mut old = pod(&c, "");
     let mut new = pod(changed, "");
     for p in [&mut old, &mut new] {
         p.metadata.annotations = Some([("kubernetes.io/config.mirror".to_owned(), "x".to_owned())].into());
     }
-    let p = probe_plan(&old, &new, &Settings::preview());
+    let p = reconcile(&old, &new, &Settings::preview());
     assert!(!p.reconciled);
     assert_eq!(only(&p).action, Action::None);
 }
@@ -173,7 +173,7 @@ fn terminating_terminal_and_static_pods_are_not_reconciled() {
 fn gate_off_is_add_only() {
     let mut s = Settings::preview();
     s.feature_gates.set(Gate::MutableContainerProbes, false);
-    let p = probe_plan(
+    let p = reconcile(
         &pod(
             &format!("[{{name: app, image: x, livenessProbe: {{{HTTP}}}}}]"),
             "",
@@ -207,7 +207,7 @@ fn restartable_init_included_ordinary_init_excluded() {
         1 << 20,
     )
     .unwrap();
-    let p = probe_plan(&old, &new, &Settings::preview());
+    let p = reconcile(&old, &new, &Settings::preview());
     let a = only(&p);
     assert_eq!(a.container_list, "initContainers");
     assert_eq!(a.action, Action::Add);
@@ -242,7 +242,7 @@ fn removing_the_startup_probe_without_a_readiness_probe_makes_the_container_read
         status,
     );
     let new = pod("[{name: app, image: x}]", status);
-    let p = probe_plan(&old, &new, &Settings::preview());
+    let p = reconcile(&old, &new, &Settings::preview());
     let a = only(&p);
     assert_eq!(a.action, Action::Remove);
     assert_eq!(a.started_effect, "started");
@@ -258,7 +258,7 @@ fn removing_the_startup_probe_without_a_readiness_probe_makes_the_container_read
         &format!("[{{name: app, image: x, readinessProbe: {{{HTTP}}}}}]"),
         status,
     );
-    let p = probe_plan(&old, &new, &Settings::preview());
+    let p = reconcile(&old, &new, &Settings::preview());
     let startup = p.actions.iter().find(|a| a.probe == ProbeType::Startup).unwrap();
     assert_eq!(startup.ready_effect, "unchanged");
 }
