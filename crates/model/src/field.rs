@@ -6,10 +6,9 @@
 //! (type, field, origin) and never on message text.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::fmt::{self, Write as _};
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -33,8 +32,8 @@ use crate::gojson::go_quote;
 /// shared, so building the path of every field a rule visits stays cheap however deep it is (paths
 /// are built for every field, errors only for a few). The last segment is kept inline and becomes a
 /// shared element only when a child is first built from the path, once: the path of a field that
-/// is checked but has no children checked (most of them) allocates nothing. (That cache makes a
-/// path `Send` but not `Sync`.)
+/// is checked but has no children checked (most of them) allocates nothing. The cache is a
+/// `OnceLock`, so a path is `Send` and `Sync`.
 #[derive(Clone, Debug, Default)]
 pub struct Path {
     /// The elements before `last`.
@@ -42,7 +41,7 @@ pub struct Path {
     /// The last segment (`None` only in the empty default path).
     last: Option<Segment>,
     /// `parent` and `last` as one element, made when the first child is built.
-    shared: OnceCell<Arc<Element>>,
+    shared: OnceLock<Arc<Element>>,
 }
 
 #[derive(Debug)]
@@ -126,7 +125,7 @@ impl Path {
         Self {
             parent: self.as_parent(),
             last: Some(segment),
-            shared: OnceCell::new(),
+            shared: OnceLock::new(),
         }
     }
 
@@ -617,6 +616,25 @@ mod tests {
         assert_ne!(item.child("image"), name);
         assert_eq!(Path::default().to_string(), "");
         assert_eq!(Path::default().child("spec"), Path::new("spec"));
+    }
+
+    #[test]
+    fn paths_and_errors_are_send_and_sync() {
+        // Checked when the test compiles: a path (and an error holding one) can be shared
+        // between threads.
+        const fn send_and_sync<T: Send + Sync>() {}
+        const _: () = send_and_sync::<Path>();
+        const _: () = send_and_sync::<FieldError>();
+        let shared = std::sync::Arc::new(Path::new("spec").child("containers"));
+        let child = std::thread::spawn({
+            let shared = std::sync::Arc::clone(&shared);
+            move || shared.index(0).to_string()
+        });
+        assert_eq!(child.join().unwrap(), "spec.containers[0]");
+        assert_eq!(
+            shared.index(1).child("name").to_string(),
+            "spec.containers[1].name"
+        );
     }
 
     #[test]
