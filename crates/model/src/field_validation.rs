@@ -501,9 +501,8 @@ pub fn read_tracked<T: DeserializeOwned>(json: &str) -> Option<Validated<T>> {
     if !json.starts_with('{') {
         return None;
     }
-    let (object, report) = document::track::from_str_tracked::<T>(json);
-    let object = object.ok().filter(|_| !report.repeated)?;
-    let mut unknown = report.unknown;
+    let (object, mut unknown) = document::track::from_str_tracked::<T>(json);
+    let object = object.ok().filter(|_| !document::track::has_repeated_key(json))?;
     // No path is a prefix of another (an unknown field is not looked into), so sorting by
     // segments is the depth-first walk of sorted keys `missing_keys` makes.
     unknown.sort();
