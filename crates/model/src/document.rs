@@ -5,6 +5,8 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::json_path::Segment;
+
 pub(crate) mod track;
 
 /// An input podmut cannot judge (the WIT `input-error`). Never a verdict: a verdict is data.
@@ -191,6 +193,19 @@ pub fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value
 /// second copy, +0.5 MB).
 pub fn decode<T: DeserializeOwned>(value: &Value, input: &str) -> Result<T, InputError> {
     decode_text(&value.to_string(), input)
+}
+
+/// [`decode`], also giving the paths of the fields `T` skips, in the value's key order (sorted:
+/// serde_json's map).
+pub(crate) fn decode_tracked<T: DeserializeOwned>(
+    value: &Value,
+    input: &str,
+) -> Result<(T, Vec<Vec<Segment>>), InputError> {
+    let text = value.to_string();
+    let (object, skipped) = track::from_str_tracked(&text);
+    object
+        .map(|object| (object, skipped))
+        .map_err(|e| InputError::malformed(input, describe_json_error(&text, &e)))
 }
 
 /// Decode JSON text into a typed object; an error is `<field path>: <what>`.
