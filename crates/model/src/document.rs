@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::json_path::Segment;
+use crate::field::Path;
 
 pub(crate) mod track;
 
@@ -200,7 +200,7 @@ pub fn decode<T: DeserializeOwned>(value: &Value, input: &str) -> Result<T, Inpu
 pub(crate) fn decode_tracked<T: DeserializeOwned>(
     value: &Value,
     input: &str,
-) -> Result<(T, Vec<Vec<Segment>>), InputError> {
+) -> Result<(T, Vec<Path>), InputError> {
     let text = value.to_string();
     let (object, skipped) = track::from_str_tracked(&text);
     object
@@ -323,26 +323,19 @@ fn json_path_at(text: &str, offset: usize, reopen_closed: bool) -> String {
     render_path(&stack, after_key)
 }
 
-/// `a.b[0].c`: keys joined by dots, indexes as subscripts; the last key left out if `drop_last_key`.
+/// The path of the open objects' keys and arrays' indexes, the innermost key left out if
+/// `drop_last_key`, as a document's place is named (`a.b[0].c`).
 fn render_path(stack: &[Frame], drop_last_key: bool) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
     let last = stack.len().saturating_sub(1);
-    for (depth, frame) in stack.iter().enumerate() {
-        match frame {
-            Frame::Object(Some(key)) if !(drop_last_key && depth == last) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(key);
-            }
-            Frame::Array(Some(index)) => {
-                let _ = write!(out, "[{index}]");
-            }
-            _ => {}
-        }
-    }
-    out
+    let path = stack
+        .iter()
+        .enumerate()
+        .fold(Path::default(), |path, (depth, frame)| match frame {
+            Frame::Object(Some(key)) if !(drop_last_key && depth == last) => path.child(key.clone()),
+            Frame::Array(Some(index)) => path.index(*index),
+            _ => path,
+        });
+    path.document_field()
 }
 
 // Numbers under these keys are quantities written without quotes (`cpu: 1`), which upstream

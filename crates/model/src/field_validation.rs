@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::document::{self, InputError};
-use crate::json_path::{Segment, render_path};
+use crate::field::Path;
 
 /// What to do with unknown and duplicate fields (kubectl `--validate`, the API server's
 /// `fieldValidation`).
@@ -88,26 +88,26 @@ pub enum ProblemKind {
 }
 
 /// One unknown or duplicate field.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldProblem {
     /// Which.
     pub kind: ProblemKind,
-    /// Where, from the object root.
-    pub path: Vec<Segment>,
+    /// Where, from the object root (the document's keys and list indexes).
+    pub path: Path,
 }
 
 impl FieldProblem {
     /// The path as the API server renders it: `spec.containers[0].resource`.
     pub(crate) fn field(&self) -> String {
-        render_path(&self.path)
+        self.path.document_field()
     }
 
-    /// The problem without the path's first `skip` segments (a list item's own view).
-    pub fn strip(&self, skip: usize) -> Self {
-        Self {
+    /// The problem as seen from `prefix` (a list item's own view), when it lies under it.
+    pub fn strip_prefix(&self, prefix: &Path) -> Option<Self> {
+        Some(Self {
             kind: self.kind,
-            path: self.path.get(skip..).unwrap_or_default().to_vec(),
-        }
+            path: self.path.strip_prefix(prefix)?,
+        })
     }
 }
 
@@ -155,24 +155,12 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    fn to_path(self) -> Vec<Segment> {
-        let mut out = Vec::new();
-        let mut at = self;
-        loop {
-            match at {
-                At::Root => break,
-                At::Key(parent, k) => {
-                    out.push(Segment::Key(k.to_owned()));
-                    at = *parent;
-                }
-                At::Index(parent, i) => {
-                    out.push(Segment::Index(i));
-                    at = *parent;
-                }
-            }
+    fn to_path(self) -> Path {
+        match self {
+            At::Root => Path::default(),
+            At::Key(parent, k) => parent.to_path().child(k.to_owned()),
+            At::Index(parent, i) => parent.to_path().index(i),
         }
-        out.reverse();
-        out
     }
 }
 
@@ -319,13 +307,13 @@ pub fn parse_checked(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Chec
 pub fn decode_checked<T: DeserializeOwned>(
     value: &Value,
     input: &str,
-    prefix: &[Segment],
+    prefix: &Path,
     unknown: &mut Vec<FieldProblem>,
 ) -> Result<T, InputError> {
     let (object, skipped) = document::decode_tracked(value, input)?;
-    unknown.extend(skipped.into_iter().map(|path| FieldProblem {
+    unknown.extend(skipped.iter().map(|path| FieldProblem {
         kind: ProblemKind::Unknown,
-        path: prefix.iter().cloned().chain(path).collect(),
+        path: prefix.join(path),
     }));
     Ok(object)
 }
@@ -355,7 +343,7 @@ pub fn validate_value<T: DeserializeOwned>(
     document::expect_kind(&value, input, api_version, kind)?;
     document::normalize_quantities(&mut value);
     let mut problems = duplicates;
-    let object = decode_checked(&value, input, &[], &mut problems)?;
+    let object = decode_checked(&value, input, &Path::default(), &mut problems)?;
     Ok(Validated { object, problems })
 }
 
@@ -377,7 +365,7 @@ pub fn read_tracked<T: DeserializeOwned>(json: &str) -> Option<Validated<T>> {
     let object = object.ok().filter(|_| !document::track::has_repeated_key(json))?;
     // No path is a prefix of another (an unknown field is not looked into), so sorting by
     // segments gives the depth-first walk of sorted keys that decoding the value makes.
-    unknown.sort();
+    unknown.sort_by(Path::cmp_elements);
     let problems = unknown
         .into_iter()
         .map(|path| FieldProblem {
@@ -482,7 +470,7 @@ pub(crate) mod tests {
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         let mut unknown = Vec::new();
         let v: Value = serde_json::json!({"spec": {"bogus": 1, "containers": [{"name": 1}]}});
-        assert!(decode_checked::<Pod>(&v, "pod", &[], &mut unknown).is_err());
+        assert!(decode_checked::<Pod>(&v, "pod", &Path::default(), &mut unknown).is_err());
         assert!(unknown.is_empty(), "{unknown:?}");
     }
 
@@ -506,7 +494,7 @@ pub(crate) mod tests {
     fn levels() {
         let problems = vec![FieldProblem {
             kind: ProblemKind::Unknown,
-            path: vec![Segment::Key("spec".into()), Segment::Key("x".into())],
+            path: Path::default().child("spec").child("x"),
         }];
         let e = enforce(FieldValidation::Strict, "new-pod", &problems).unwrap_err();
         assert_eq!(

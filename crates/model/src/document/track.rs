@@ -16,7 +16,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::json_path::Segment;
+use crate::field::Path;
 
 /// What the wrapper calls with the path of every skipped field.
 type OnIgnored<'a> = &'a mut dyn FnMut(serde_ignored::Path<'_>);
@@ -29,9 +29,9 @@ pub(crate) fn from_str<'de, T: de::Deserialize<'de>>(text: &'de str) -> Result<T
 /// [`from_str`], also giving the paths of the fields `T` skips, in the order read.
 pub(crate) fn from_str_tracked<'de, T: de::Deserialize<'de>>(
     text: &'de str,
-) -> (Result<T, serde_json::Error>, Vec<Vec<Segment>>) {
+) -> (Result<T, serde_json::Error>, Vec<Path>) {
     let mut unknown = Vec::new();
-    let out = decode(text, &mut |path| unknown.push(segments(&path)));
+    let out = decode(text, &mut |path| unknown.push(document_path(&path)));
     (out, unknown)
 }
 
@@ -45,27 +45,17 @@ fn decode<'de, T: de::Deserialize<'de>>(
     Ok(value)
 }
 
-/// The keys and indexes of a `serde_ignored` path, from the root.
-fn segments(path: &serde_ignored::Path<'_>) -> Vec<Segment> {
+/// A `serde_ignored` path as the path of a place in the document.
+fn document_path(path: &serde_ignored::Path<'_>) -> Path {
     use serde_ignored::Path as P;
-    let mut out = Vec::new();
-    let mut at = path;
-    loop {
-        at = match at {
-            P::Root => break,
-            P::Seq { parent, index } => {
-                out.push(Segment::Index(*index));
-                parent
-            }
-            P::Map { parent, key } => {
-                out.push(Segment::Key(key.clone()));
-                parent
-            }
-            P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => parent,
-        };
+    match path {
+        P::Root => Path::default(),
+        P::Seq { parent, index } => document_path(parent).index(*index),
+        P::Map { parent, key } => document_path(parent).child(key.clone()),
+        P::Some { parent } | P::NewtypeStruct { parent } | P::NewtypeVariant { parent } => {
+            document_path(parent)
+        }
     }
-    out.reverse();
-    out
 }
 
 /// Whether an object of the JSON text gives a key twice (or the text is not JSON).
@@ -171,12 +161,11 @@ mod tests {
     use serde::de::DeserializeOwned;
 
     use super::*;
-    use crate::json_path::render_path;
 
     /// A tracked decoding: the object or the error, the unknown fields, whether a key repeated.
     fn tracked<T: DeserializeOwned>(json: &str) -> (Result<T, String>, Vec<String>, bool) {
         let (out, unknown) = from_str_tracked::<T>(json);
-        let unknown = unknown.iter().map(|p| render_path(p)).collect();
+        let unknown = unknown.iter().map(Path::document_field).collect();
         (out.map_err(|e| e.to_string()), unknown, has_repeated_key(json))
     }
 
