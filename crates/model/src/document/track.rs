@@ -64,13 +64,18 @@ fn document_path(path: &serde_ignored::Path<'_>) -> Path {
 /// `serde_ignored` names only skipped fields, so the text is walked once more, building nothing.
 pub(crate) fn has_repeated_key(text: &str) -> bool {
     let mut de = serde_json::Deserializer::from_str(text);
-    Repeats.deserialize(&mut de).and_then(|()| de.end()).is_err()
+    let mut keys = Vec::new();
+    Repeats(&mut keys)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .is_err()
 }
 
-/// Walks a JSON value; fails at the first object that gives a key twice.
-struct Repeats;
+/// Walks a JSON value; fails at the first object that gives a key twice. The keys of the objects
+/// open at the moment are kept on one stack, so reading an object allocates nothing.
+struct Repeats<'k, 'de>(&'k mut Vec<Cow<'de, str>>);
 
-impl<'de> DeserializeSeed<'de> for Repeats {
+impl<'de> DeserializeSeed<'de> for Repeats<'_, 'de> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
@@ -78,7 +83,7 @@ impl<'de> DeserializeSeed<'de> for Repeats {
     }
 }
 
-impl<'de> Visitor<'de> for Repeats {
+impl<'de> Visitor<'de> for Repeats<'_, 'de> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -110,20 +115,22 @@ impl<'de> Visitor<'de> for Repeats {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Repeats)?.is_some() {}
+        while seq.next_element_seed(Repeats(&mut *self.0))?.is_some() {}
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut keys: Vec<Cow<'de, str>> = Vec::new();
+        let start = self.0.len();
         while let Some(key) = map.next_key_seed(Key)? {
-            keys.push(key);
-            map.next_value_seed(Repeats)?;
+            self.0.push(key);
+            map.next_value_seed(Repeats(&mut *self.0))?;
         }
+        let keys = self.0.get_mut(start..).unwrap_or_default();
         keys.sort_unstable();
         if keys.windows(2).any(|pair| pair[0] == pair[1]) {
             return Err(de::Error::custom("a key is repeated"));
         }
+        self.0.truncate(start);
         Ok(())
     }
 }
