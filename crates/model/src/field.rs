@@ -6,10 +6,9 @@
 //! (type, field, origin) and never on message text.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -29,12 +28,17 @@ use crate::gojson::go_quote;
 /// assert_eq!(Path::root().to_string(), "[]");
 /// ```
 ///
+/// It is also the path of a place in a document (field validation's unknown and duplicate fields,
+/// a decoding error): the empty [`Path::default`] is the document's root, each object key a
+/// [`child`](Path::child) and each list element an [`index`](Path::index), rendered by
+/// [`Path::document_field`].
+///
 /// Like upstream's `*field.Path`, a path points at its parent: the elements before the last are
 /// shared, so building the path of every field a rule visits stays cheap however deep it is (paths
 /// are built for every field, errors only for a few). The last segment is kept inline and becomes a
 /// shared element only when a child is first built from the path, once: the path of a field that
-/// is checked but has no children checked (most of them) allocates nothing. (That cache makes a
-/// path `Send` but not `Sync`.)
+/// is checked but has no children checked (most of them) allocates nothing. The cache is a
+/// `OnceLock`, so a path is `Send` and `Sync`.
 #[derive(Clone, Debug, Default)]
 pub struct Path {
     /// The elements before `last`.
@@ -42,7 +46,7 @@ pub struct Path {
     /// The last segment (`None` only in the empty default path).
     last: Option<Segment>,
     /// `parent` and `last` as one element, made when the first child is built.
-    shared: OnceCell<Arc<Element>>,
+    shared: OnceLock<Arc<Element>>,
 }
 
 #[derive(Debug)]
@@ -122,11 +126,93 @@ impl Path {
         self.push(Segment::Subscript(k.to_owned()))
     }
 
+    /// This path followed by the elements of `rest`.
+    #[must_use]
+    pub fn join(&self, rest: &Path) -> Self {
+        rest.segments()
+            .into_iter()
+            .fold(self.clone(), |path, segment| path.push(segment.clone()))
+    }
+
+    /// The elements after `prefix`, when this path starts with those of `prefix`.
+    pub fn strip_prefix(&self, prefix: &Path) -> Option<Self> {
+        let segments = self.segments();
+        let rest = segments.strip_prefix(prefix.segments().as_slice())?;
+        Some(
+            rest.iter()
+                .fold(Self::default(), |path, segment| path.push((*segment).clone())),
+        )
+    }
+
+    /// The path as field validation names a field of a document (`unknown field
+    /// "spec.containers[0].resource"`): as [`Display`](fmt::Display) writes it, except that an
+    /// empty name is the document's empty key, written as nothing (not upstream's root `[]`).
+    ///
+    /// ```
+    /// use podmut_model::field::Path;
+    /// let p = Path::default().child("spec").child("containers").index(0).child("resource");
+    /// assert_eq!(p.document_field(), "spec.containers[0].resource");
+    /// assert_eq!(Path::default().index(2).child("").child("x").document_field(), "[2]..x");
+    /// ```
+    pub fn document_field(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write(&mut out, true);
+        out
+    }
+
+    /// Orders paths element by element (names by their text, then subscripts, then list indexes by
+    /// number; a path before the longer ones it starts): for the keys of a document, the order in
+    /// which a depth-first walk of sorted keys meets them.
+    pub(crate) fn cmp_elements(&self, other: &Path) -> std::cmp::Ordering {
+        fn rank(segment: &Segment) -> (u8, &str, usize) {
+            match segment {
+                Segment::Name(name) => (0, name, 0),
+                Segment::Subscript(key) => (1, key, 0),
+                Segment::Index(i) => (2, "", *i),
+            }
+        }
+        self.segments()
+            .into_iter()
+            .map(rank)
+            .cmp(other.segments().into_iter().map(rank))
+    }
+
+    /// Mirrors path.go String(): a named element after the first is preceded by a dot; an element
+    /// with an empty name is printed as a subscript (which is how the root "" becomes "[]") —
+    /// unless `document`, where it is an empty key, written as nothing after its dot.
+    fn write(&self, f: &mut impl fmt::Write, document: bool) -> fmt::Result {
+        let mut written = false;
+        for seg in self.segments() {
+            match seg {
+                Segment::Name(name) if document || !name.is_empty() => {
+                    if written {
+                        f.write_char('.')?;
+                    }
+                    f.write_str(name)?;
+                    written |= !name.is_empty();
+                }
+                Segment::Name(_) => {
+                    f.write_str("[]")?;
+                    written = true;
+                }
+                Segment::Index(i) => {
+                    write!(f, "[{i}]")?;
+                    written = true;
+                }
+                Segment::Subscript(s) => {
+                    write!(f, "[{s}]")?;
+                    written = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn push(&self, segment: Segment) -> Self {
         Self {
             parent: self.as_parent(),
             last: Some(segment),
-            shared: OnceCell::new(),
+            shared: OnceLock::new(),
         }
     }
 
@@ -174,22 +260,7 @@ impl Hash for Path {
 
 impl fmt::Display for Path {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Mirrors path.go String(): a named element after the first is preceded by a dot; an element
-        // with an empty name is printed as a subscript (which is how the root "" becomes "[]").
-        for (i, seg) in self.segments().into_iter().enumerate() {
-            match seg {
-                Segment::Name(name) if !name.is_empty() => {
-                    if i > 0 {
-                        f.write_char('.')?;
-                    }
-                    f.write_str(name)?;
-                }
-                Segment::Name(_) => f.write_str("[]")?,
-                Segment::Index(i) => write!(f, "[{i}]")?,
-                Segment::Subscript(s) => write!(f, "[{s}]")?,
-            }
-        }
-        Ok(())
+        self.write(f, false)
     }
 }
 
@@ -617,6 +688,59 @@ mod tests {
         assert_ne!(item.child("image"), name);
         assert_eq!(Path::default().to_string(), "");
         assert_eq!(Path::default().child("spec"), Path::new("spec"));
+    }
+
+    #[test]
+    fn document_paths_join_strip_render_and_sort() {
+        let root = Path::default();
+        let item = root.child("items").index(1);
+        let inner = root.child("spec").child("").child("x");
+        let joined = item.join(&inner);
+        assert_eq!(joined.document_field(), "items[1].spec..x");
+        assert_eq!(
+            joined,
+            Path::new("items").index(1).child("spec").child("").child("x")
+        );
+        assert_eq!(joined.strip_prefix(&item), Some(inner.clone()));
+        assert_eq!(joined.strip_prefix(&root), Some(joined.clone()));
+        assert_eq!(joined.strip_prefix(&root.child("items").index(2)), None);
+        assert_eq!(item.strip_prefix(&joined), None);
+        assert_eq!(root.join(&root).document_field(), "");
+        // The document rendering differs from upstream's only for an empty name.
+        assert_eq!(root.child("").child("a").document_field(), "a");
+        assert_eq!(root.child("").child("a").to_string(), "[].a");
+        assert_eq!(item.document_field(), item.to_string());
+        // Names before indexes, a path before the longer ones it starts.
+        let mut paths = vec![
+            root.child("b"),
+            root.index(0),
+            root.child("a").index(10),
+            root.child("a").index(9),
+            root.child("a"),
+            root.child("a").child("z"),
+        ];
+        paths.sort_by(Path::cmp_elements);
+        let rendered: Vec<String> = paths.iter().map(Path::document_field).collect();
+        assert_eq!(rendered, ["a", "a.z", "a[9]", "a[10]", "b", "[0]"]);
+    }
+
+    #[test]
+    fn paths_and_errors_are_send_and_sync() {
+        // Checked when the test compiles: a path (and an error holding one) can be shared
+        // between threads.
+        const fn send_and_sync<T: Send + Sync>() {}
+        const _: () = send_and_sync::<Path>();
+        const _: () = send_and_sync::<FieldError>();
+        let shared = std::sync::Arc::new(Path::new("spec").child("containers"));
+        let child = std::thread::spawn({
+            let shared = std::sync::Arc::clone(&shared);
+            move || shared.index(0).to_string()
+        });
+        assert_eq!(child.join().unwrap(), "spec.containers[0]");
+        assert_eq!(
+            shared.index(1).child("name").to_string(),
+            "spec.containers[1].name"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! - [`parse_checked`] builds the JSON value with a visitor that notes every repeated key
 //!   (duplicates can only be seen while the text is read);
 //! - [`decode_checked`] decodes the value into its k8s-openapi type with the component's one
-//!   decoder, serializes the object back and names every input key the object does not have.
+//!   decoder, which names the fields the type skips as in the one-pass read.
 //!
 //! Both name the same fields in the same order (a unit test compares them on every Pod of the
 //! conformance cases and variants of them).
@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::document::{self, InputError};
-use crate::json_path::{Segment, render_path};
+use crate::field::Path;
 
 /// What to do with unknown and duplicate fields (kubectl `--validate`, the API server's
 /// `fieldValidation`).
@@ -88,26 +88,26 @@ pub enum ProblemKind {
 }
 
 /// One unknown or duplicate field.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FieldProblem {
     /// Which.
     pub kind: ProblemKind,
-    /// Where, from the object root.
-    pub path: Vec<Segment>,
+    /// Where, from the object root (the document's keys and list indexes).
+    pub path: Path,
 }
 
 impl FieldProblem {
     /// The path as the API server renders it: `spec.containers[0].resource`.
     pub(crate) fn field(&self) -> String {
-        render_path(&self.path)
+        self.path.document_field()
     }
 
-    /// The problem without the path's first `skip` segments (a list item's own view).
-    pub fn strip(&self, skip: usize) -> Self {
-        Self {
+    /// The problem as seen from `prefix` (a list item's own view), when it lies under it.
+    pub fn strip_prefix(&self, prefix: &Path) -> Option<Self> {
+        Some(Self {
             kind: self.kind,
-            path: self.path.get(skip..).unwrap_or_default().to_vec(),
-        }
+            path: self.path.strip_prefix(prefix)?,
+        })
     }
 }
 
@@ -155,24 +155,12 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    fn to_path(self) -> Vec<Segment> {
-        let mut out = Vec::new();
-        let mut at = self;
-        loop {
-            match at {
-                At::Root => break,
-                At::Key(parent, k) => {
-                    out.push(Segment::Key(k.to_owned()));
-                    at = *parent;
-                }
-                At::Index(parent, i) => {
-                    out.push(Segment::Index(i));
-                    at = *parent;
-                }
-            }
+    fn to_path(self) -> Path {
+        match self {
+            At::Root => Path::default(),
+            At::Key(parent, k) => parent.to_path().child(k.to_owned()),
+            At::Index(parent, i) => parent.to_path().index(i),
         }
-        out.reverse();
-        out
     }
 }
 
@@ -310,152 +298,24 @@ pub fn parse_checked(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Chec
     Ok(out)
 }
 
-// ---- step 2: the typed decoding, then the fields it did not keep ------------------------------
+// ---- step 2: the typed decoding, naming the fields it skipped --------------------------------
 
 /// Decode `value` into `T` (numeric quantities already normalized), naming the field on failure
 /// like [`document::decode`] and appending every field `T` does not have to `unknown`, with
-/// `prefix` in front of its path. A value whose decoding fails adds nothing (the API server too
-/// reports only the decoding error then).
-///
-/// The one decoder the component has does the work: the value is decoded as usual, the object is
-/// serialized back, and every key of the input that the object does not have is a field `T` does
-/// not know — except a `null`, which is also what a known optional field left empty reads from
-/// and serializes to nothing; those are settled by [`settle_nulls`]. (Decoding through
-/// `serde_ignored` instead would instantiate every k8s-openapi decoder a second time, for
-/// another deserializer type: +0.77 MB in the component.)
-pub fn decode_checked<T: DeserializeOwned + Serialize>(
+/// `prefix` in front of its path, in the value's key order. A value whose decoding fails adds
+/// nothing (the API server too reports only the decoding error then).
+pub fn decode_checked<T: DeserializeOwned>(
     value: &Value,
     input: &str,
-    prefix: &[Segment],
+    prefix: &Path,
     unknown: &mut Vec<FieldProblem>,
 ) -> Result<T, InputError> {
-    let object: T = document::decode(value, input)?;
-    note_unknown(value, &object, input, prefix, unknown);
-    Ok(object)
-}
-
-/// Append every field of `value` that its decoded `object` does not have to `unknown` (see
-/// [`decode_checked`]).
-fn note_unknown<T: DeserializeOwned + Serialize>(
-    value: &Value,
-    object: &T,
-    input: &str,
-    prefix: &[Segment],
-    unknown: &mut Vec<FieldProblem>,
-) {
-    let mut missing = Vec::new();
-    missing_keys(value, &typed_value(object), &mut Vec::new(), &mut missing);
-    if missing.iter().any(|m| m.null) {
-        settle_nulls::<T>(value, input, &mut missing);
-    }
-    unknown.extend(missing.into_iter().filter(|m| !m.known).map(|m| {
-        let mut path = prefix.to_vec();
-        path.extend(m.path);
-        FieldProblem {
-            kind: ProblemKind::Unknown,
-            path,
-        }
+    let (object, skipped) = document::decode_tracked(value, input)?;
+    unknown.extend(skipped.iter().map(|path| FieldProblem {
+        kind: ProblemKind::Unknown,
+        path: prefix.join(path),
     }));
-}
-
-/// A key of the input the typed object does not have.
-#[derive(Debug)]
-struct Missing {
-    /// Where, from the decoded value's root.
-    path: Vec<Segment>,
-    /// Its value is `null`.
-    null: bool,
-    /// Found to be a field of the type after all (a `null` optional field).
-    known: bool,
-}
-
-/// `object` as a JSON value, the way it would be written (`null` when it cannot be).
-fn typed_value<T: Serialize>(object: &T) -> Value {
-    serde_json::to_value(object).unwrap_or(Value::Null)
-}
-
-/// Every key of `input` that `typed` lacks at the same place, in `input`'s order; a missing key's
-/// value is not looked into (the API server names only the outermost unknown field).
-fn missing_keys(input: &Value, typed: &Value, at: &mut Vec<Segment>, out: &mut Vec<Missing>) {
-    match (input, typed) {
-        (Value::Object(given), Value::Object(kept)) => {
-            for (key, v) in given {
-                at.push(Segment::Key(key.clone()));
-                match kept.get(key) {
-                    Some(t) => missing_keys(v, t, at, out),
-                    None => out.push(Missing {
-                        path: at.clone(),
-                        null: v.is_null(),
-                        known: false,
-                    }),
-                }
-                at.pop();
-            }
-        }
-        (Value::Array(given), Value::Array(kept)) => {
-            for (i, (v, t)) in given.iter().zip(kept).enumerate() {
-                at.push(Segment::Index(i));
-                missing_keys(v, t, at, out);
-                at.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Tell the `null` keys of known optional fields from unknown ones: each is decoded again as `{}`.
-/// A field of the type then either fails to decode (it is a list, a string, a number, a time …)
-/// or comes back as an object; an unknown one is skipped as before. Keys at the same place in the
-/// schema (`spec.containers[*].command`) are probed together — they are all one field or all
-/// unknown — so the probes cost one decoding per distinct place, not one per key.
-fn settle_nulls<T: DeserializeOwned + Serialize>(value: &Value, input: &str, missing: &mut [Missing]) {
-    let mut places: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
-    for (i, m) in missing.iter().enumerate().filter(|(_, m)| m.null) {
-        let place = schema_place(&m.path);
-        match places.iter_mut().find(|(p, _)| *p == place) {
-            Some((_, members)) => members.push(i),
-            None => places.push((place, vec![i])),
-        }
-    }
-    let groups: Vec<Vec<usize>> = places.into_iter().map(|(_, members)| members).collect();
-    for members in groups {
-        let mut probe = value.clone();
-        for &i in &members {
-            if let Some(slot) = value_at_mut(&mut probe, &missing[i].path) {
-                *slot = Value::Object(Map::new());
-            }
-        }
-        let typed = document::decode::<T>(&probe, input).ok().map(|o| typed_value(&o));
-        for i in members {
-            missing[i].known = typed
-                .as_ref()
-                .is_none_or(|t| value_at(t, &missing[i].path).is_some());
-        }
-    }
-}
-
-/// A path without its list indexes: the place in the schema.
-fn schema_place(path: &[Segment]) -> Vec<&str> {
-    path.iter()
-        .filter_map(|s| match s {
-            Segment::Key(k) => Some(k.as_str()),
-            Segment::Index(_) => None,
-        })
-        .collect()
-}
-
-fn value_at<'v>(v: &'v Value, path: &[Segment]) -> Option<&'v Value> {
-    path.iter().try_fold(v, |v, seg| match seg {
-        Segment::Key(k) => v.get(k.as_str()),
-        Segment::Index(i) => v.get(*i),
-    })
-}
-
-fn value_at_mut<'v>(v: &'v mut Value, path: &[Segment]) -> Option<&'v mut Value> {
-    path.iter().try_fold(v, |v, seg| match seg {
-        Segment::Key(k) => v.get_mut(k.as_str()),
-        Segment::Index(i) => v.get_mut(*i),
-    })
+    Ok(object)
 }
 
 /// A typed object read with validation: the object and its problems (duplicates first, then
@@ -470,7 +330,7 @@ pub struct Validated<T> {
 
 /// Decode a value already parsed by [`parse_checked`] into `T`, collecting its problems; `kind`
 /// (e.g. `"Pod"`) is checked like [`document::expect_kind`].
-pub fn validate_value<T: DeserializeOwned + Serialize>(
+pub fn validate_value<T: DeserializeOwned>(
     checked: CheckedValue,
     input: &str,
     api_version: &str,
@@ -483,7 +343,7 @@ pub fn validate_value<T: DeserializeOwned + Serialize>(
     document::expect_kind(&value, input, api_version, kind)?;
     document::normalize_quantities(&mut value);
     let mut problems = duplicates;
-    let object = decode_checked(&value, input, &[], &mut problems)?;
+    let object = decode_checked(&value, input, &Path::default(), &mut problems)?;
     Ok(Validated { object, problems })
 }
 
@@ -501,12 +361,11 @@ pub fn read_tracked<T: DeserializeOwned>(json: &str) -> Option<Validated<T>> {
     if !json.starts_with('{') {
         return None;
     }
-    let (object, report) = document::track::from_str_tracked::<T>(json);
-    let object = object.ok().filter(|_| !report.repeated)?;
-    let mut unknown = report.unknown;
+    let (object, mut unknown) = document::track::from_str_tracked::<T>(json);
+    let object = object.ok().filter(|_| !document::track::has_repeated_key(json))?;
     // No path is a prefix of another (an unknown field is not looked into), so sorting by
-    // segments is the depth-first walk of sorted keys `missing_keys` makes.
-    unknown.sort();
+    // segments gives the depth-first walk of sorted keys that decoding the value makes.
+    unknown.sort_by(Path::cmp_elements);
     let problems = unknown
         .into_iter()
         .map(|path| FieldProblem {
@@ -611,7 +470,7 @@ pub(crate) mod tests {
         assert!(e.to_string().contains("spec.containers[0].name"), "{e}");
         let mut unknown = Vec::new();
         let v: Value = serde_json::json!({"spec": {"bogus": 1, "containers": [{"name": 1}]}});
-        assert!(decode_checked::<Pod>(&v, "pod", &[], &mut unknown).is_err());
+        assert!(decode_checked::<Pod>(&v, "pod", &Path::default(), &mut unknown).is_err());
         assert!(unknown.is_empty(), "{unknown:?}");
     }
 
@@ -635,7 +494,7 @@ pub(crate) mod tests {
     fn levels() {
         let problems = vec![FieldProblem {
             kind: ProblemKind::Unknown,
-            path: vec![Segment::Key("spec".into()), Segment::Key("x".into())],
+            path: Path::default().child("spec").child("x"),
         }];
         let e = enforce(FieldValidation::Strict, "new-pod", &problems).unwrap_err();
         assert_eq!(

@@ -2,7 +2,7 @@
 //!
 //! It owns what every other podmut crate reads Pods through: documents as the API server decodes
 //! them (`document`, `field_validation` for unknown and duplicate fields, `patch` for the three
-//! patch types, `json_path` for places in a document), field paths and errors (`field`), Go's
+//! patch types), field paths and errors (`field`, also the places in a document), Go's
 //! JSON and quoting (`gojson`, how upstream prints bad values), quantities (`quantity`), the
 //! request paths (`request_path`), settings with the release profiles and feature gates
 //! (`settings`), and the API helpers upstream keeps beside its types: defaulting (`defaults`),
@@ -15,7 +15,6 @@ pub mod document;
 pub mod field;
 pub mod field_validation;
 pub mod gojson;
-pub mod json_path;
 pub mod order;
 pub mod patch;
 pub mod podutil;

@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::validation::{PodText, check_pod_texts};
 use crate::verdict::Verdict;
 use podmut_model::document::InputError;
+use podmut_model::field::Path;
 use podmut_model::field_validation::{self as fv, CheckedValue, FieldProblem, FieldValidation, Validated};
-use podmut_model::json_path::Segment;
 use podmut_model::request_path::Subresource;
 
 /// What a document is checked against.
@@ -352,10 +352,10 @@ fn unpack(docs: Vec<CheckedValue>, source: Option<&str>) -> Vec<Item<'_>> {
             && value.get("items").is_some_and(Value::is_array);
         match value {
             Value::Null => {}
-            Value::Array(items) => out.extend(split(items, &duplicates, &[])),
+            Value::Array(items) => out.extend(split(items, &duplicates, &Path::default())),
             Value::Object(mut m) if is_list => {
                 if let Some(Value::Array(items)) = m.remove("items") {
-                    out.extend(split(items, &duplicates, &[Segment::Key("items".into())]));
+                    out.extend(split(items, &duplicates, &Path::new("items")));
                 }
             }
             other => out.push(Item {
@@ -368,18 +368,13 @@ fn unpack(docs: Vec<CheckedValue>, source: Option<&str>) -> Vec<Item<'_>> {
     out
 }
 
-fn split<'t>(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &[Segment]) -> Vec<Item<'t>> {
+fn split<'t>(items: Vec<Value>, duplicates: &[FieldProblem], prefix: &Path) -> Vec<Item<'t>> {
     items
         .into_iter()
         .enumerate()
         .map(|(i, value)| {
-            let mut at = prefix.to_vec();
-            at.push(Segment::Index(i));
-            let duplicates = duplicates
-                .iter()
-                .filter(|d| d.path.starts_with(&at))
-                .map(|d| d.strip(at.len()))
-                .collect();
+            let at = prefix.index(i);
+            let duplicates = duplicates.iter().filter_map(|d| d.strip_prefix(&at)).collect();
             Item {
                 value,
                 duplicates,
@@ -457,7 +452,7 @@ const STATUSES_REQUEST: Nested = Nested {
 fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Vec<FieldProblem>, InputError> {
     let CheckedValue { value, duplicates } = doc;
     let mut problems = duplicates;
-    let mut check = |v: &Value, at: Vec<Segment>, node: bool| -> Result<(), InputError> {
+    let mut check = |v: &Value, at: Path, node: bool| -> Result<(), InputError> {
         if !v.is_object() {
             return Ok(());
         }
@@ -471,15 +466,14 @@ fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Ve
         };
         Ok(())
     };
-    let key = |k: &str| Segment::Key(k.to_owned());
     for k in nested.pods {
         if let Some(v) = value.get(*k) {
-            check(v, vec![key(k)], false)?;
+            check(v, Path::new(*k), false)?;
         }
     }
     for k in nested.nodes {
         if let Some(v) = value.get(*k) {
-            check(v, vec![key(k)], true)?;
+            check(v, Path::new(*k), true)?;
         }
     }
     for k in nested.pod_lists {
@@ -490,7 +484,7 @@ fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Ve
             .flatten()
             .enumerate()
         {
-            check(v, vec![key(k), Segment::Index(i)], false)?;
+            check(v, Path::new(*k).index(i), false)?;
         }
     }
     for (list, keys) in nested.pod_pairs {
@@ -503,7 +497,7 @@ fn nested_problems(doc: CheckedValue, input: &str, nested: &Nested) -> Result<Ve
         {
             for k in *keys {
                 if let Some(v) = entry.get(*k) {
-                    check(v, vec![key(list), Segment::Index(i), key(k)], false)?;
+                    check(v, Path::new(*list).index(i).child(*k), false)?;
                 }
             }
         }
@@ -541,12 +535,11 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
     let CheckedValue { value, duplicates } = doc;
     podmut_model::document::expect_kind(&value, input, "admission.k8s.io/v1", "AdmissionReview")?;
     let mut problems = duplicates;
-    let key = |k: &str| Segment::Key(k.to_owned());
-    unknown_keys(&value, &[], REVIEW_FIELDS, &mut problems);
+    unknown_keys(&value, &Path::default(), REVIEW_FIELDS, &mut problems);
     let Some(request) = value.get("request") else {
         return Ok(problems);
     };
-    let at = vec![key("request")];
+    let at = Path::new("request");
     unknown_keys(request, &at, REQUEST_FIELDS, &mut problems);
     for (k, fields) in [
         ("kind", GVK_FIELDS),
@@ -556,9 +549,7 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
         ("userInfo", USER_FIELDS),
     ] {
         if let Some(v) = request.get(k) {
-            let mut here = at.clone();
-            here.push(key(k));
-            unknown_keys(v, &here, fields, &mut problems);
+            unknown_keys(v, &at.child(k), fields, &mut problems);
         }
     }
     let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod");
@@ -568,21 +559,19 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
                 let mut v = v.clone();
                 podmut_model::document::normalize_quantities(&mut v);
                 // A field of the wrong type is the review's to report (a 400 answer, not an error).
-                let _decoded = fv::decode_checked::<Pod>(&v, input, &[key("request"), key(k)], &mut problems);
+                let _decoded = fv::decode_checked::<Pod>(&v, input, &at.child(k), &mut problems);
             }
         }
     }
     Ok(problems)
 }
 
-fn unknown_keys(v: &Value, at: &[Segment], known: &[&str], out: &mut Vec<FieldProblem>) {
+fn unknown_keys(v: &Value, at: &Path, known: &[&str], out: &mut Vec<FieldProblem>) {
     for k in v.as_object().into_iter().flat_map(|m| m.keys()) {
         if !known.contains(&k.as_str()) {
-            let mut path = at.to_vec();
-            path.push(Segment::Key(k.clone()));
             out.push(FieldProblem {
                 kind: fv::ProblemKind::Unknown,
-                path,
+                path: at.child(k.clone()),
             });
         }
     }
