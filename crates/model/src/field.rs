@@ -701,7 +701,7 @@ mod tests {
             joined,
             Path::new("items").index(1).child("spec").child("").child("x")
         );
-        assert_eq!(joined.strip_prefix(&item), Some(inner.clone()));
+        assert_eq!(joined.strip_prefix(&item), Some(inner));
         assert_eq!(joined.strip_prefix(&root), Some(joined.clone()));
         assert_eq!(joined.strip_prefix(&root.child("items").index(2)), None);
         assert_eq!(item.strip_prefix(&joined), None);
@@ -711,7 +711,7 @@ mod tests {
         assert_eq!(root.child("").child("a").to_string(), "[].a");
         assert_eq!(item.document_field(), item.to_string());
         // Names before indexes, a path before the longer ones it starts.
-        let mut paths = vec![
+        let mut paths = [
             root.child("b"),
             root.index(0),
             root.child("a").index(10),
