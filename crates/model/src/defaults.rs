@@ -634,7 +634,7 @@ mod tests {
     #[test]
     fn declarative_volume_defaults() {
         let p = defaulted(
-            "spec:\n  volumes:\n  - {name: p, projected: {sources: [{downwardAPI: {items: [{path: n, fieldRef: {fieldPath: metadata.name}}]}}]}}\n  - {name: d, azureDisk: {diskName: d, diskURI: u}}\n  - {name: e, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}}}\n  containers: [{name: a, image: ''}]\n",
+            "spec:\n  volumes:\n  - {name: p, projected: {sources: [{downwardAPI: {items: [{path: nm, fieldRef: {fieldPath: metadata.name}}]}}]}}\n  - {name: d, azureDisk: {diskName: d, diskURI: u}}\n  - {name: e, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce]}}}}\n  containers: [{name: a, image: ''}]\n",
         );
         let s = p.spec.unwrap();
         let vols = s.volumes.unwrap();

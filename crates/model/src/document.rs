@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::field::Path;
+use crate::yaml;
 
 pub(crate) mod track;
 
@@ -129,19 +130,51 @@ pub(crate) fn syntax_error(input: &str, what: &str, message: &str) -> InputError
     }
 }
 
+/// A YAML reading error of `input` as an input error: `invalid YAML: line 3 column 7: spec.x:
+/// <what>` (`invalid YAML in document 2: ...` when the stream has several documents); too deep a
+/// nesting is `TooLarge`.
+pub(crate) fn yaml_error(input: &str, e: &yaml::Error) -> InputError {
+    if e.kind == yaml::ErrorKind::TooDeep {
+        return InputError::TooLarge {
+            input: input.to_owned(),
+            message: format!("document nests too deeply: {e}"),
+        };
+    }
+    let what = if e.documents > 1 {
+        format!("YAML in document {}", e.document)
+    } else {
+        "YAML".to_owned()
+    };
+    InputError::malformed(input, format!("invalid {what}: {e}"))
+}
+
+/// Read YAML text into its documents as kubectl does ([`yaml::read_stream`]), errors named
+/// after `input`.
+pub(crate) fn read_yaml(text: &str, input: &str) -> Result<Vec<yaml::Document>, InputError> {
+    yaml::read_stream(text).map_err(|e| yaml_error(input, &e))
+}
+
 /// Parse JSON or YAML text into a JSON value.
 ///
 /// Text whose first non-blank character is `{` or `[` is read as JSON (fast path; JSON is also
-/// YAML, so a JSON syntax error is reported as such); anything else as YAML. A multi-document YAML
-/// stream is not accepted here (see [`parse_stream`]). Nesting deeper than 128 levels is refused
-/// by both parsers.
+/// YAML, so a JSON syntax error is reported as such); anything else as YAML, the way kubectl
+/// reads it ([`yaml`]). A stream of several YAML documents is not accepted here (see
+/// [`parse_stream`]); an empty one is `null`. Nesting deeper than 128 levels is refused.
 pub fn parse_text(text: &str, input: &str, max_bytes: u64) -> Result<Value, InputError> {
     match syntax(text, input, max_bytes)? {
         Syntax::Json(json) => {
             serde_json::from_str(json).map_err(|e| syntax_error(input, "JSON", &e.to_string()))
         }
         Syntax::Yaml(yaml) => {
-            serde_yaml_ng::from_str(yaml).map_err(|e| syntax_error(input, "YAML", &e.to_string()))
+            let mut docs = read_yaml(yaml, input)?;
+            match docs.len() {
+                0 => Ok(Value::Null),
+                1 => Ok(docs.remove(0).value),
+                n => Err(InputError::malformed(
+                    input,
+                    format!("expected one YAML document, found {n}"),
+                )),
+            }
         }
     }
 }
@@ -153,16 +186,7 @@ pub fn parse_stream(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Value
         Syntax::Json(json) => {
             vec![serde_json::from_str(json).map_err(|e| syntax_error(input, "JSON", &e.to_string()))?]
         }
-        Syntax::Yaml(yaml) => {
-            let mut out = Vec::new();
-            for (i, doc) in serde_yaml_ng::Deserializer::from_str(yaml).enumerate() {
-                let v = <Value as serde::Deserialize>::deserialize(doc).map_err(|e| {
-                    syntax_error(input, &format!("YAML in document {}", i + 1), &e.to_string())
-                })?;
-                out.push(v);
-            }
-            out
-        }
+        Syntax::Yaml(yaml) => read_yaml(yaml, input)?.into_iter().map(|d| d.value).collect(),
     };
     let mut items = Vec::new();
     for d in docs {

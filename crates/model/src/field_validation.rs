@@ -275,27 +275,21 @@ pub fn parse_checked(text: &str, input: &str, max_bytes: u64) -> Result<Vec<Chec
         }
         document::Syntax::Yaml(yaml) => yaml,
     };
-    // Stop at the first document that fails: serde_yaml_ng's stream yields its error again
-    // forever after a syntax error, so it is never collected first.
-    let mut out = Vec::new();
-    for (i, doc) in serde_yaml_ng::Deserializer::from_str(yaml).enumerate() {
-        let mut duplicates = Vec::new();
-        let value = Checked {
-            at: At::Root,
-            duplicates: &mut duplicates,
-        }
-        .deserialize(doc)
-        .map_err(|e| {
-            let what = if i == 0 {
-                "YAML".to_owned()
-            } else {
-                format!("YAML in document {}", i + 1)
-            };
-            document::syntax_error(input, &what, &e.to_string())
-        })?;
-        out.push(CheckedValue { value, duplicates });
-    }
-    Ok(out)
+    let docs = document::read_yaml(yaml, input)?;
+    Ok(docs
+        .into_iter()
+        .map(|doc| CheckedValue {
+            value: doc.value,
+            duplicates: doc
+                .duplicates
+                .into_iter()
+                .map(|path| FieldProblem {
+                    kind: ProblemKind::Duplicate,
+                    path,
+                })
+                .collect(),
+        })
+        .collect())
 }
 
 // ---- step 2: the typed decoding, naming the fields it skipped --------------------------------
@@ -420,7 +414,6 @@ pub(crate) mod tests {
 
     #[test]
     fn a_yaml_syntax_error_is_reported_once() {
-        // serde_yaml_ng's stream repeats a syntax error forever: reading must stop at it.
         let e = parse_checked("apiVersion: v1\nkind: Pod\nspec: [unclosed\n", "new-pod", 1 << 20)
             .unwrap_err()
             .to_string();

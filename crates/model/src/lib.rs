@@ -24,3 +24,4 @@ pub mod request_path;
 pub mod resource_helper;
 pub mod semantic;
 pub mod settings;
+pub mod yaml;
