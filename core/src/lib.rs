@@ -58,7 +58,9 @@ pub use podmut_kubelet::probe_plan::{
     Action as ProbeActionKind, ProbeAction, ProbeReconciliation, ProbeType, probe_plan_documents,
 };
 pub use podmut_kubelet::statuses::container_statuses_document;
-pub use podmut_model::document::{InputError, parse_pod, parse_text, pod_from_value, read_json_directly};
+pub use podmut_model::document::{
+    InputError, parse_pod, parse_stream, parse_text, pod_from_value, read_json_directly,
+};
 pub use podmut_model::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use podmut_model::field_validation::FieldValidation;
 pub use podmut_model::gojson::GoValue;

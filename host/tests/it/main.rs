@@ -31,3 +31,4 @@ mod vap;
 mod version;
 mod webhook;
 mod worlds;
+mod yaml;
