@@ -13,7 +13,9 @@
 //! 4. podmut's objects must equal what kubectl itself read (`kubectl create --dry-run=client -o
 //!    json`), whenever kubectl reads the document.
 //!
-//! Any difference fails the case with both sides printed. Without the control-plane binaries
+//! Any difference fails the case with both sides printed, unless `known-differences.yaml` lists
+//! the case (`yaml/<file name>`) with its reason; a listed case that agrees fails too (delete the
+//! entry). Without the control-plane binaries
 //! (`cargo xtask oracle build`) or kubectl, the cases are reported as ignored, or fail under
 //! `PODMUT_REQUIRE_ORACLE=1` ([`podmut_oracle::prerequisite`]).
 
@@ -28,6 +30,7 @@ use std::sync::{Arc, OnceLock};
 use libtest_mimic::{Arguments, Failed, Trial};
 use podmut_oracle::api::PodPath;
 use podmut_oracle::control_plane::{self, Config};
+use podmut_oracle::known::Known;
 use podmut_oracle::pool::{Pool, Server};
 use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::webhook::{Kubectl, kubectl, kubectl_binary};
@@ -129,10 +132,12 @@ fn main() -> std::process::ExitCode {
         }
         Ok(())
     })];
-    match corpus() {
-        Ok(files) => trials.extend(files.into_iter().map(|(name, text)| {
-            needs.trial(format!("yaml/{name}"), "", move || {
-                compare(&text).map_err(Failed::from)
+    match corpus().and_then(|files| Ok((files, Known::load().map_err(|e| e.to_string())?))) {
+        Ok((files, known)) => trials.extend(files.into_iter().map(|(name, text)| {
+            let name = format!("yaml/{name}");
+            let listed = known.for_case(&name).map(|e| e.id.clone());
+            needs.trial(name, "", move || {
+                judge(compare(&text), listed).map_err(Failed::from)
             })
         })),
         Err(e) => trials.push(Trial::test("yaml/read-corpus", move || Err(Failed::from(e)))),
@@ -140,6 +145,18 @@ fn main() -> std::process::ExitCode {
     let code = libtest_mimic::run(&args, trials).exit_code();
     pool().shutdown();
     code
+}
+
+/// A case's result: a difference fails unless known-differences.yaml lists the case, and a listed
+/// case must still differ.
+fn judge(result: Result<(), String>, listed: Option<String>) -> Result<(), String> {
+    match (result, listed) {
+        (Ok(()), None) | (Err(_), Some(_)) => Ok(()),
+        (Err(e), None) => Err(e),
+        (Ok(()), Some(id)) => Err(format!(
+            "known-differences.yaml entry {id} lists this case, but it agrees: delete it"
+        )),
+    }
 }
 
 /// kubectl's objects from its `-o json` output: one object, or a `List`'s items.

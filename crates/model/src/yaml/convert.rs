@@ -276,18 +276,26 @@ impl<'a> Converter<'a> {
     }
 }
 
-/// `encoding/json`'s float64: integral values below 1e21 are written without a fraction.
+/// `encoding/json`'s float64: below 1e21 an integral value is written as an integer, its shortest
+/// digits followed by zeros (`-9223372036854775809` is the float -2^63, written
+/// `-9223372036854776000`, which no int64 holds); that text is read back as the integer it is when
+/// it fits, else the float stays.
 fn go_json_number(f: f64) -> Option<Number> {
     if !f.is_finite() {
         return None;
     }
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if f.fract() == 0.0 && f.abs() < 1e21 {
-        if (-TWO_63..TWO_63).contains(&f) {
-            return Some((f as i64).into());
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e')?;
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let zeros = (exp.parse::<usize>().ok()? + 1).saturating_sub(digits.len());
+        let sign = if mantissa.starts_with('-') { "-" } else { "" };
+        let text = format!("{sign}{digits}{}", "0".repeat(zeros));
+        if let Ok(i) = text.parse::<i64>() {
+            return Some(i.into());
         }
-        if (0.0..2.0 * TWO_63).contains(&f) {
-            return Some((f as u64).into());
+        if let Ok(u) = text.parse::<u64>() {
+            return Some(u.into());
         }
     }
     Number::from_f64(f)
@@ -342,7 +350,15 @@ mod tests {
 
     #[test]
     fn floats_as_go_writes_them() {
-        for (f, json) in [(1000.0, "1000"), (0.5, "0.5"), (1.5e9, "1500000000"), (-0.0, "0")] {
+        for (f, json) in [
+            (1000.0, "1000"),
+            (0.5, "0.5"),
+            (1.5e9, "1500000000"),
+            (-0.0, "0"),
+            (0.0, "0"),
+            (-9_223_372_036_854_775_808.0, "-9.223372036854776e+18"),
+            (9_223_372_036_854_775_808.0, "9223372036854776000"),
+        ] {
             assert_eq!(go_json_number(f).unwrap().to_string(), json, "{f}");
         }
         assert!(go_json_number(f64::NAN).is_none());

@@ -196,7 +196,7 @@ fn looks_like_timestamp(s: &str) -> bool {
 /// Go's `base64.StdEncoding.DecodeString` (padded standard alphabet; `\r`, `\n` skipped).
 fn decode_base64(text: &str) -> Option<String> {
     let symbols: Vec<u8> = text.bytes().filter(|c| !matches!(c, b'\r' | b'\n')).collect();
-    if symbols.len() % 4 != 0 {
+    if !symbols.len().is_multiple_of(4) {
         return None;
     }
     let value = |c: u8| match c {
