@@ -77,3 +77,19 @@ impl OracleError {
         }
     }
 }
+
+/// The tokio runtime the oracle suites drive their clients on (two workers, started once).
+#[expect(
+    clippy::panic,
+    reason = "test harness: a runtime that cannot start fails the whole suite"
+)]
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
+    })
+}

@@ -19,11 +19,6 @@
 //! (`cargo xtask oracle build`) or kubectl, the cases are reported as ignored, or fail under
 //! `PODMUT_REQUIRE_ORACLE=1` ([`podmut_oracle::prerequisite`]).
 
-#![expect(
-    clippy::panic,
-    reason = "test harness: a runtime that cannot start fails the whole suite"
-)]
-
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -33,6 +28,7 @@ use podmut_oracle::control_plane::{self, Config};
 use podmut_oracle::known::Known;
 use podmut_oracle::pool::{Pool, Server};
 use podmut_oracle::prerequisite::Prerequisites;
+use podmut_oracle::runtime;
 use podmut_oracle::webhook::{Kubectl, kubectl, kubectl_binary};
 use podmut_oracle::{Pins, exchange};
 use serde_json::Value;
@@ -49,17 +45,6 @@ const PER_REQUEST: [&str; 4] = [
 
 /// Documents the corpus must at least hold.
 const MIN_DOCUMENTS: usize = 50;
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
-    })
-}
 
 fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
