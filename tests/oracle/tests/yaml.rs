@@ -11,7 +11,8 @@
 //!    ([`PER_REQUEST`]); a document kubectl refuses to read, podmut must refuse to read; one the
 //!    server refuses, it must refuse with the same message both ways;
 //! 4. podmut's objects must equal what kubectl itself read (`kubectl create --dry-run=client -o
-//!    json`), whenever kubectl reads the document.
+//!    json`), whenever kubectl reads the document (with `-n`'s namespace, which kubectl's builder
+//!    sets on each object after reading it).
 //!
 //! Any difference fails the case with both sides printed, unless `known-differences.yaml` lists
 //! the case (`yaml/<file name>`) with its reason; a listed case that agrees fails too (delete the
@@ -163,6 +164,16 @@ fn refused_reading(out: &Kubectl) -> bool {
     !out.ok && !out.stderr.contains("Error from server") && !out.stderr.contains(" is invalid")
 }
 
+/// `item` as kubectl's builder leaves it after reading: `-n`'s namespace set where the document
+/// names none (cli-runtime's `SetNamespace` visitor; not part of reading YAML).
+fn in_namespace(mut item: Value, ns: &str) -> Value {
+    if let Some(meta) = item.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.entry("namespace")
+            .or_insert_with(|| Value::String(ns.to_owned()));
+    }
+    item
+}
+
 /// `v` without the [`PER_REQUEST`] fields.
 fn without_per_request(mut v: Value) -> Value {
     if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -244,11 +255,12 @@ fn compare(text: &str) -> Result<(), String> {
     let by_client = run("--dry-run=client")?;
     if by_client.ok {
         let theirs = objects(&by_client.stdout)?;
-        if theirs != items {
+        let ours: Vec<Value> = items.iter().cloned().map(|item| in_namespace(item, ns)).collect();
+        if theirs != ours {
             return Err(diff(
                 "the objects read",
                 &Value::Array(theirs),
-                &Value::Array(items),
+                &Value::Array(ours),
             ));
         }
     }
