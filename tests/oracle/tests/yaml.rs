@@ -176,22 +176,38 @@ fn in_namespace(mut item: Value, ns: &str) -> Value {
 
 /// `v` without the [`PER_REQUEST`] fields.
 fn without_per_request(mut v: Value) -> Value {
-    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.remove("uid");
-        meta.remove("creationTimestamp");
-        for entry in meta
-            .get_mut("managedFields")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(entry) = entry.as_object_mut() {
-                entry.remove("time");
-                entry.remove("manager");
-            }
-        }
+    for field in PER_REQUEST {
+        remove_field(&mut v, field);
     }
     v
+}
+
+/// Remove `field` (`a.b`, `a[].b` for every item of the list `a`) from `v`.
+fn remove_field(v: &mut Value, field: &str) {
+    match field.split_once('.') {
+        None => {
+            if let Some(object) = v.as_object_mut() {
+                object.remove(field);
+            }
+        }
+        Some((head, rest)) => match head.strip_suffix("[]") {
+            Some(list) => {
+                for item in v
+                    .get_mut(list)
+                    .and_then(Value::as_array_mut)
+                    .into_iter()
+                    .flatten()
+                {
+                    remove_field(item, rest);
+                }
+            }
+            None => {
+                if let Some(child) = v.get_mut(head) {
+                    remove_field(child, rest);
+                }
+            }
+        },
+    }
 }
 
 /// Both values, pretty, with the lines that differ marked.
