@@ -121,4 +121,3 @@ fn hostile_documents_are_refused() {
     // A few aliases are fine.
     assert_eq!(one("a: &a [1]\nb: [*a, *a]\n")["b"], json!([[1], [1]]));
 }
-
