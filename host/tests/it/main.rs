@@ -30,4 +30,5 @@ mod traps;
 mod vap;
 mod version;
 mod webhook;
+mod workloads;
 mod worlds;
