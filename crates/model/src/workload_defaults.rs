@@ -3,6 +3,8 @@
 //! `SetDefaults_ReplicationController` and the declarative `replicas` default of `pkg/apis/core/v1`)
 //! and the Pod template's spec ([`apply_pod_spec_defaults`]).
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::apps::v1::{
     DaemonSetUpdateStrategy, DeploymentStrategy, RollingUpdateDaemonSet, RollingUpdateDeployment,
     RollingUpdateStatefulSetStrategy, StatefulSetPersistentVolumeClaimRetentionPolicy,
@@ -50,10 +52,23 @@ pub fn apply_workload_defaults(w: &mut Workload) {
                 spec.completions = Some(1);
             }
             spec.parallelism.get_or_insert(1);
-            spec.backoff_limit.get_or_insert(6);
+            let per_index = spec.backoff_limit_per_index.is_some();
+            spec.backoff_limit
+                .get_or_insert(if per_index { i32::MAX } else { 6 });
+            let labels = spec.template.metadata.as_ref().and_then(|m| m.labels.clone());
+            if labels.is_some() && j.metadata.labels.as_ref().is_none_or(BTreeMap::is_empty) {
+                j.metadata.labels = labels;
+            }
             spec.completion_mode
                 .get_or_insert_with(|| "NonIndexed".to_owned());
             spec.suspend.get_or_insert(false);
+            let replacement = if spec.pod_failure_policy.is_some() {
+                "Failed"
+            } else {
+                "TerminatingOrFailed"
+            };
+            spec.pod_replacement_policy
+                .get_or_insert_with(|| replacement.to_owned());
             spec.manual_selector.get_or_insert(false);
         }
         Workload::CronJob(c) => {

@@ -33,10 +33,15 @@ pub fn converts(sel: Option<&LabelSelector>) -> bool {
         .is_empty()
 }
 
-/// Whether the converted selector is empty (`labels.Selector.Empty`): no selector, or one with
-/// neither labels nor expressions.
-pub fn is_empty(sel: Option<&LabelSelector>) -> bool {
-    sel.is_none_or(|s| {
-        s.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && items(&s.match_expressions).is_empty()
-    })
+/// Whether the converted selector is empty (`labels.Selector.Empty`): one with neither labels nor
+/// expressions. No selector converts to `labels.Nothing()`, which is not empty and selects nothing
+/// ([`selects`]).
+pub fn is_empty(sel: &LabelSelector) -> bool {
+    sel.match_labels.as_ref().is_none_or(BTreeMap::is_empty) && items(&sel.match_expressions).is_empty()
+}
+
+/// Whether the converted selector selects `labels`: no selector selects nothing, an empty one
+/// everything.
+pub fn selects(sel: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
+    sel.is_some_and(|s| is_empty(s) || selector_matches(s, labels))
 }

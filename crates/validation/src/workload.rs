@@ -133,7 +133,13 @@ pub fn check_workload(
     if let Some(o) = &old {
         errors.extend(immutable_selector(&o.workload, &new.workload));
     }
-    podmut_model::field::resolve_go_values(&mut errors, settings.release());
+    let release = settings.release();
+    podmut_model::field::resolve_go_values(&mut errors, release);
+    if release >= 37 {
+        // From 1.37 the server keeps identical errors once (a StatefulSet's template labels,
+        // which its validation checks twice, are reported once, as the oracle shows).
+        podmut_model::field::dedup_as_aggregate(&mut errors);
+    }
     let kind = new.workload.kind().info().qualified;
     let name = new.workload.name();
     let mut verdict = Verdict::from_errors(name, ErrorList::new(), Vec::new());

@@ -79,10 +79,7 @@ pub(crate) fn validate_job_spec(
         }
         if selector::converts(s.selector.as_ref()) {
             let labels = template.metadata.labels.clone().unwrap_or_default();
-            if s.selector
-                .as_ref()
-                .is_some_and(|sel| !selector::selector_matches(sel, &labels))
-            {
+            if !selector::selects(s.selector.as_ref(), &labels) {
                 errs.push(
                     FieldError::invalid(
                         &tpath.child("metadata").child("labels"),

@@ -46,10 +46,8 @@ fn labels_value(labels: Option<&BTreeMap<String, String>>) -> BadValue {
 /// not select the template's labels.
 fn selector_matches_template(sel: Option<&LabelSelector>, template: &Pod, path: &Path) -> ErrorList {
     let labels = template.metadata.labels.clone().unwrap_or_default();
-    if !selector::converts(sel)
-        || selector::is_empty(sel)
-        || sel.is_some_and(|s| selector::selector_matches(s, &labels))
-    {
+    // `!selector.Empty() && !selector.Matches(labels)`: an empty selector is not compared.
+    if !selector::converts(sel) || sel.is_some_and(selector::is_empty) || selector::selects(sel, &labels) {
         return ErrorList::new();
     }
     vec![
@@ -69,7 +67,7 @@ fn apps_selector(sel: Option<&LabelSelector>, path: &Path, for_kind: &str) -> Er
         return vec![FieldError::required(path, "").with_origin("workload/selector-required")];
     };
     let mut errs = validate_label_selector(Some(s), false, path);
-    if selector::is_empty(sel) {
+    if selector::is_empty(s) {
         errs.push(
             FieldError::invalid(
                 path,
@@ -185,10 +183,7 @@ pub(crate) fn validate_spec(w: &Workload, ctx: &Context<'_>) -> ErrorList {
             );
             if selector::converts(sel.as_ref()) {
                 let labels = template.metadata.labels.clone().unwrap_or_default();
-                let matches = sel
-                    .as_ref()
-                    .is_none_or(|s| selector::selector_matches(s, &labels));
-                if !matches {
+                if !selector::selects(sel.as_ref(), &labels) {
                     errs.push(
                         FieldError::invalid(
                             &tpath.child("metadata").child("labels"),
@@ -199,7 +194,7 @@ pub(crate) fn validate_spec(w: &Workload, ctx: &Context<'_>) -> ErrorList {
                     );
                 }
             }
-            if sel.is_some() && selector::is_empty(sel.as_ref()) {
+            if sel.as_ref().is_some_and(selector::is_empty) {
                 errs.push(
                     FieldError::invalid(
                         &spec.child("selector"),
