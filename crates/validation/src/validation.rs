@@ -273,16 +273,27 @@ fn check_workload_texts(
         }
         Some(Some(r)) => Some(r),
     };
-    Some((|| {
-        let (new, mut warnings) = new?;
-        let old = old.transpose()?;
-        let (old, old_warnings) = old.map_or((None, Vec::new()), |(d, w)| (Some(d), w));
-        let mut verdict = crate::workload::check_workload(old, new, settings)?;
-        warnings.extend(old_warnings.into_iter().map(|w| format!("old object: {w}")));
-        warnings.append(&mut verdict.warnings);
-        verdict.warnings = warnings;
-        Ok(verdict)
-    })())
+    Some(check_read_workloads(old.transpose(), new, settings))
+}
+
+/// A workload document read with its field warnings.
+type ReadWorkload = Result<(crate::workload::WorkloadDocument, Vec<String>), InputError>;
+
+/// Workloads read with their field warnings (the old one when there is one) judged by
+/// [`crate::workload::check_workload`]; the field warnings come first, the old object's marked
+/// `old object: `.
+fn check_read_workloads(
+    old: Result<Option<(crate::workload::WorkloadDocument, Vec<String>)>, InputError>,
+    new: ReadWorkload,
+    settings: &Settings,
+) -> Result<Verdict, InputError> {
+    let (new, mut warnings) = new?;
+    let (old, old_warnings) = old?.map_or((None, Vec::new()), |(d, w)| (Some(d), w));
+    let mut verdict = crate::workload::check_workload(old, new, settings)?;
+    warnings.extend(old_warnings.into_iter().map(|w| format!("old object: {w}")));
+    warnings.append(&mut verdict.warnings);
+    verdict.warnings = warnings;
+    Ok(verdict)
 }
 
 /// [`check`] of Pods read with their field warnings, as

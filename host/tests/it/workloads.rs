@@ -34,7 +34,10 @@ fn a_deployment_with_a_bad_template_is_denied_at_the_template_paths() {
         .collect();
     assert_eq!(
         fields,
-        ["spec.template.metadata.labels", "spec.template.spec.containers[0].image"]
+        [
+            "spec.template.metadata.labels",
+            "spec.template.spec.containers[0].image"
+        ]
     );
     assert_eq!(v["errors"][1]["type"], "FieldValueRequired");
     assert!(
