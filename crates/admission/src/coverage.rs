@@ -30,7 +30,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::admissionregistration::v1 as ar;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube_core::labels::{Selector, SelectorExt};
 use serde::Serialize;
 use serde_json::Value;
 
