@@ -12,7 +12,8 @@
 //! of — is re-exported here; every module is private and everything else is `pub(crate)`:
 //!
 //! - API-server side: [`check`], [`check_documents`] ([`Subresource`], [`Verdict`],
-//!   [`FieldError`]); [`qos_document`]; the admission webhook's [`review`] / [`review_value`] and
+//!   [`FieldError`]), which judge workloads too ([`WORKLOAD_KINDS`], [`check_workload`]);
+//!   [`qos_document`]; the admission webhook's [`review`] / [`review_value`] and
 //!   the fail-closed [`coverage`] report;
 //! - offline ValidatingAdmissionPolicy evaluation: [`vap_evaluate`] ([`VapRequest`] in,
 //!   [`VapReport`] out) and [`vap_type_check`] (the Pod-schema type checking), CEL and the
@@ -72,6 +73,7 @@ pub use podmut_model::settings::{
     Enforcement, FeatureGates, Gate, KubernetesVersion, MemoryLimitDecrease, SecurityContextEscalation,
     Settings, UnknownSubresource,
 };
+pub use podmut_model::workload::{KINDS as WORKLOAD_KINDS, KindInfo, Workload, WorkloadKind};
 pub use podmut_validation::inputs::{
     CheckedDocuments, Document, DocumentKind, read_and_check, read_documents,
 };
@@ -79,6 +81,7 @@ pub use podmut_validation::rest::{GENERATED_SUFFIX as GENERATED_NAME_SUFFIX, MAX
 pub use podmut_validation::rules::{Rule, UPSTREAM, rule, rules};
 pub use podmut_validation::validation::{check, check_documents};
 pub use podmut_validation::verdict::Verdict;
+pub use podmut_validation::workload::{WorkloadDocument, check_workload, read_workload};
 pub use podmut_vap::{
     VapDecision, VapEvaluation, VapExpressionWarning, VapReport, VapRequest, VapTypeCheck, VapValidation,
     vap_evaluate, vap_type_check,

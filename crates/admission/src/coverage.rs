@@ -30,7 +30,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::admissionregistration::v1 as ar;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube_core::labels::{Selector, SelectorExt};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -748,23 +747,7 @@ impl Criteria {
 // ---------------------------------------------------------------------------------------------
 // Selectors
 
-/// Whether a selector selects a label set (upstream `LabelSelectorAsSelector(...).Matches`), by
-/// kube-core's [`Selector`].
-///
-/// Upstream refuses to convert a selector with an unknown operator, `In`/`NotIn` without values or
-/// `Exists`/`DoesNotExist` with some; coverage refuses such selectors when it reads them, and
-/// anywhere else they keep podmut's answer: an unknown operator selects nothing, `In`/`NotIn`
-/// without values compare with the empty set, and the values of `Exists`/`DoesNotExist` are not
-/// looked at.
-pub fn selector_matches(sel: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
-    let mut sel = sel.clone();
-    for req in sel.match_expressions.iter_mut().flatten() {
-        // kube-core refuses `In`/`NotIn` whose `values` are absent, not empty ones.
-        req.values.get_or_insert_with(Vec::new);
-    }
-    // kube-core refuses only an unknown operator now: that selector selects nothing.
-    Selector::try_from(sel).is_ok_and(|s| s.matches(labels))
-}
+pub use podmut_validation::selector::selector_matches;
 
 /// Whether some label set satisfies every selector at once (no library answers this: kube-core's
 /// `Selector` matches one given label set).

@@ -31,6 +31,14 @@ pub fn apply_pod_defaults(pod: &mut Pod, settings: &Settings) {
     // (`spec.containers: Required value`).
     let spec = pod.spec.get_or_insert_with(Default::default);
     set_defaults_pod(spec, settings);
+    apply_pod_spec_defaults(spec);
+}
+
+/// Apply the defaulting of a Pod template's spec in place: what the API server's defaulters do
+/// to the `PodSpec` of a workload (`SetDefaults_PodSpec`, the containers', volumes' and
+/// quantities' defaults), without the Pod-only `SetDefaults_Pod` (requests from limits,
+/// `enableServiceLinks`, host-network ports), which runs only when a Pod is created.
+pub fn apply_pod_spec_defaults(spec: &mut PodSpec) {
     set_defaults_pod_spec(spec);
     for v in spec.volumes.iter_mut().flatten() {
         set_defaults_volume(v);

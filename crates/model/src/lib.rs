@@ -24,4 +24,6 @@ pub mod request_path;
 pub mod resource_helper;
 pub mod semantic;
 pub mod settings;
+pub mod workload;
+pub mod workload_defaults;
 pub mod yaml;

@@ -403,7 +403,14 @@ fn pod_document(item: Item<'_>, input: &str, level: FieldValidation, index: u32)
         value: item.value,
         duplicates: item.duplicates,
     };
-    let problems = fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems);
+    let workload = podmut_model::workload::WorkloadKind::of_value(&checked.value).is_some();
+    let problems = match workload
+        .then(|| crate::workload::read_workload(checked.clone(), input))
+        .flatten()
+    {
+        Some(read) => read.map(|(_, problems)| problems),
+        None => fv::validate_value::<Pod>(checked, input, "v1", "Pod").map(|v: Validated<Pod>| v.problems),
+    };
     settle(&mut out, problems, level);
     out
 }

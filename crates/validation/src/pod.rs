@@ -44,5 +44,5 @@ pub(crate) mod warnings;
 pub(crate) use annotations::validate_pod_specific_annotation_updates;
 pub(crate) use meta::validate_object_meta_update;
 pub(crate) use options::PodValidationOptions;
-pub(crate) use spec::{validate_pod_create, validate_pod_metadata_and_spec};
+pub(crate) use spec::{validate_pod_create, validate_pod_metadata_and_spec, validate_pod_template_spec};
 pub(crate) use update::{validate_pod_update, validate_spec_update, validate_update_prefix};

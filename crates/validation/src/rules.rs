@@ -76,6 +76,8 @@ const EVERY_UPDATE: &[RequestPath] = &[Update, Dynamic, EphemeralContainers, Res
 const ANNOTATION_UPDATE: &[RequestPath] = &[Update, Dynamic, EphemeralContainers, Status];
 const CREATE: &[RequestPath] = &[Create];
 const UPDATE: &[RequestPath] = &[Update];
+/// A workload's create and update (the main resource of the workload's kind).
+const CREATE_AND_UPDATE: &[RequestPath] = &[Create, Update];
 /// The spec-update step of `ValidatePodUpdate`, which `pods/dynamic` shares.
 const UPDATE_AND_DYNAMIC: &[RequestPath] = &[Update, Dynamic];
 const DYNAMIC: &[RequestPath] = &[Dynamic];
@@ -1589,6 +1591,90 @@ static RULES: &[Rule] = &[
         paths: SPEC,
         source: "pkg/apis/core/validation.validatePodMetadataAndSpec",
         text: "a serviceAccountToken projection needs a serviceAccountName",
+    },
+    Rule {
+        origin: "workload/active-deadline",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidatePodTemplateSpecForReplicaSet",
+        text: "a Deployment's, ReplicaSet's, StatefulSet's, DaemonSet's or ReplicationController's template may not set activeDeadlineSeconds",
+    },
+    Rule {
+        origin: "workload/cron-job",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/batch/validation.validateCronJobSpec",
+        text: "a CronJob needs a schedule without TZ, a known concurrencyPolicy, a name of at most 52 characters and a job template without selector",
+    },
+    Rule {
+        origin: "workload/immutable-selector",
+        paths: UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentUpdate",
+        text: "a Deployment's, ReplicaSet's, StatefulSet's or DaemonSet's spec.selector may not change",
+    },
+    Rule {
+        origin: "workload/job-completions",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/batch/validation.validateJobSpec",
+        text: "a Job's completionMode is NonIndexed or Indexed, and Indexed needs completions",
+    },
+    Rule {
+        origin: "workload/non-negative",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/core/validation.ValidateNonnegativeField",
+        text: "a workload's counts (replicas, minReadySeconds, parallelism, completions, backoffLimit, ...) may not be negative",
+    },
+    Rule {
+        origin: "workload/progress-deadline",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentSpec",
+        text: "a Deployment's progressDeadlineSeconds must exceed minReadySeconds",
+    },
+    Rule {
+        origin: "workload/restart-policy",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidatePodTemplateSpecForReplicaSet",
+        text: "a template's restartPolicy is Always, or OnFailure/Never for a Job's and a CronJob's",
+    },
+    Rule {
+        origin: "workload/selector-empty",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentSpec",
+        text: "an apps/v1 workload's selector may not be empty",
+    },
+    Rule {
+        origin: "workload/selector-invalid",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentSpec",
+        text: "a selector that does not convert to a label selector",
+    },
+    Rule {
+        origin: "workload/selector-match",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidatePodTemplateSpecForReplicaSet",
+        text: "the workload's selector must select its template's labels",
+    },
+    Rule {
+        origin: "workload/selector-required",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentSpec",
+        text: "a workload's selector is required (a Job's is generated)",
+    },
+    Rule {
+        origin: "workload/strategy",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/apps/validation.ValidateDeploymentStrategy",
+        text: "a workload's update strategy and pod management policy are known values",
+    },
+    Rule {
+        origin: "workload/template-ephemeral-containers",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/core/validation.ValidatePodTemplateSpec",
+        text: "a Pod template may not have ephemeral containers",
+    },
+    Rule {
+        origin: "workload/template-required",
+        paths: CREATE_AND_UPDATE,
+        source: "pkg/apis/core/validation.ValidatePodTemplateSpecForRC",
+        text: "a ReplicationController needs a template",
     },
 ];
 

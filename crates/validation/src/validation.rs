@@ -231,9 +231,69 @@ pub(crate) fn check_pod_texts(
 ) -> Result<Verdict, InputError> {
     let settings = Settings::parse(settings)?;
     let (limit, level) = (settings.max_input_bytes, settings.field_validation);
-    let old = old.map(|p| p.read("old-pod", level, limit)).transpose()?;
-    let new = new.read("new-pod", level, limit)?;
-    check_read(old, new, sub, &settings)
+    let texts = (old.as_ref().map(|p| p.text), new.text);
+    let read = |p: PodText<'_>, input: &str| p.read(input, level, limit);
+    let pods = old
+        .map(|p| read(p, "old-pod"))
+        .transpose()
+        .and_then(|old| Ok((old, read(new, "new-pod")?)));
+    match pods {
+        Ok((old, new)) => check_read(old, new, sub, &settings),
+        Err(e @ InputError::WrongKind { .. }) => {
+            check_workload_texts(texts, sub, &settings).unwrap_or(Err(e))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A workload create or update (`(old, new)` texts), when the new text is one workload document
+/// and the request is on the main resource: [`crate::workload::check_workload`], the documents'
+/// field warnings first.
+fn check_workload_texts(
+    (old, new): (Option<&str>, &str),
+    sub: Subresource,
+    settings: &Settings,
+) -> Option<Result<Verdict, InputError>> {
+    let (limit, level) = (settings.max_input_bytes, settings.field_validation);
+    let read = |text: &str, input: &str| crate::workload::read_workload_text(text, input, level, limit);
+    let new = read(new, "new-pod")?;
+    if sub != Subresource::None {
+        return Some(Err(InputError::wrong_kind(
+            "new-pod",
+            format!("a workload has no {sub} subresource podmut judges"),
+        )));
+    }
+    let old = match old.map(|t| read(t, "old-pod")) {
+        None => None,
+        Some(None) => {
+            return Some(Err(InputError::wrong_kind(
+                "old-pod",
+                "expected a workload of the new object's kind",
+            )));
+        }
+        Some(Some(r)) => Some(r),
+    };
+    Some(check_read_workloads(old.transpose(), new, settings))
+}
+
+/// A workload document read with its field warnings.
+type ReadWorkload = Result<(crate::workload::WorkloadDocument, Vec<String>), InputError>;
+
+/// Workloads read with their field warnings (the old one when there is one) judged by
+/// [`crate::workload::check_workload`]; the field warnings come first, the old object's marked
+/// `old object: `.
+fn check_read_workloads(
+    old: Result<Option<(crate::workload::WorkloadDocument, Vec<String>)>, InputError>,
+    new: ReadWorkload,
+    settings: &Settings,
+) -> Result<Verdict, InputError> {
+    let (new, mut warnings) = new?;
+    let (old, old_warnings) = old?.map_or((None, Vec::new()), |(d, w)| (Some(d), w));
+    let mut verdict = crate::workload::check_workload(old, new, settings)?;
+    warnings.extend(old_warnings.into_iter().map(|w| format!("old object: {w}")));
+    warnings.append(&mut verdict.warnings);
+    verdict.warnings = warnings;
+    Ok(verdict)
 }
 
 /// [`check`] of Pods read with their field warnings, as

@@ -30,5 +30,6 @@ mod traps;
 mod vap;
 mod version;
 mod webhook;
+mod workloads;
 mod worlds;
 mod yaml;

@@ -438,6 +438,21 @@ impl Api {
         }
     }
 
+    /// A dry-run create (`dryRun=All`) of any namespaced object: `POST` to the collection of
+    /// `resource` (`deployments`) in the API group of `api_version` (`apps/v1`, `v1`) in `ns`.
+    pub async fn dry_run_create(
+        &self,
+        api_version: &str,
+        resource: &str,
+        ns: &str,
+        object: &Value,
+    ) -> Result<Reply, OracleError> {
+        let root = if api_version.contains('/') { "apis" } else { "api" };
+        let uri = format!("/{root}/{api_version}/namespaces/{ns}/{resource}?dryRun=All");
+        self.send(Method::POST, &uri, Some(object), "application/json")
+            .await
+    }
+
     /// A dry-run `PATCH` of `pods/{name}` (or a subresource) with a patch of `content_type`
     /// (`application/strategic-merge-patch+json`, `application/merge-patch+json`,
     /// `application/json-patch+json`).

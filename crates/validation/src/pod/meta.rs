@@ -39,6 +39,20 @@ pub(crate) fn validate_pod_object_meta(
     errs
 }
 
+/// `ValidateObjectMeta(meta, true, apimachineryvalidation.NameIsDNSLabel, path)` (a StatefulSet's
+/// metadata: its name must be a DNS label), otherwise as [`validate_pod_object_meta`].
+pub(crate) fn validate_dns_label_object_meta(
+    meta: &ObjectMeta,
+    path: &Path,
+    filled_by_request: bool,
+    release: u8,
+) -> ErrorList {
+    let mut errs = validate_names(meta, path, filled_by_request, NameRule::DnsLabel);
+    errs.extend(namespace_and_generation(meta, path, filled_by_request));
+    errs.extend(common_meta(meta, path, true, release));
+    errs
+}
+
 /// `ValidateObjectMetaAccessor(meta, true, path.ValidatePathSegmentName, path)`: what the registry
 /// requires of every object's metadata (on an update, before the strategy validates the Pod's).
 pub(crate) fn validate_object_meta_accessor(meta: &ObjectMeta, path: &Path, release: u8) -> ErrorList {
@@ -55,6 +69,8 @@ enum NameRule {
     Pod,
     /// `path.ValidatePathSegmentName`: not `.` or `..`, no `/` or `%`.
     PathSegment,
+    /// `NameIsDNSLabel`.
+    DnsLabel,
 }
 
 impl NameRule {
@@ -62,6 +78,7 @@ impl NameRule {
         match self {
             NameRule::Pod => names::name_is_dns_subdomain(name, prefix),
             NameRule::PathSegment => path_segment_name(name, prefix),
+            NameRule::DnsLabel => names::name_is_dns_label(name, prefix),
         }
     }
 }

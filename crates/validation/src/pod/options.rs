@@ -2,8 +2,7 @@
 //! relaxes because the stored Pod already breaks them, and which gated rules apply.
 //! [`super::options_from`] derives them from the request's Pods.
 
-/// Upstream `PodValidationOptions` (the 1.33 fields, `ResourceIsPod` always set since podmut
-/// validates only Pods) and podmut's own request facts.
+/// Upstream `PodValidationOptions` (the 1.33 fields; `ResourceIsPod` is `!template`) and podmut's own request facts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PodValidationOptions {
     /// `AllowInvalidPodDeletionCost`: gate `PodDeletionCost` off, or the old Pod's deletion cost
@@ -65,4 +64,7 @@ pub(crate) struct PodValidationOptions {
     /// (`applyDefaults`): the namespace from the request, a generated name, an unconditional
     /// update's resourceVersion.
     pub(crate) request_fills_metadata: bool,
+    /// The spec is a workload's Pod template, not a Pod's (upstream `ResourceIsPod` false): a
+    /// host-network port may leave `hostPort` unset.
+    pub(crate) template: bool,
 }

@@ -82,6 +82,7 @@ impl PodValidationOptions {
             strict_ip: gate(Gate::StrictIPCIDRValidation),
             request_fills_metadata: settings.apply_defaults,
             release: settings.release(),
+            template: false,
         }
     }
 }

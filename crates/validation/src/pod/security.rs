@@ -793,7 +793,7 @@ fn validate_windows(spec: &PodSpec, path: &Path, release: u8) -> ErrorList {
 
 /// `validatePodHostNetworkDeps` for a Pod (`ResourceIsPod`): with `hostNetwork`, each regular
 /// container port's `hostPort` must equal its `containerPort`.
-pub(crate) fn validate_host_network_deps(spec: &PodSpec, path: &Path) -> ErrorList {
+pub(crate) fn validate_host_network_deps(spec: &PodSpec, path: &Path, resource_is_pod: bool) -> ErrorList {
     let mut errs = ErrorList::new();
     if spec.host_network != Some(true) {
         return errs;
@@ -802,7 +802,7 @@ pub(crate) fn validate_host_network_deps(spec: &PodSpec, path: &Path) -> ErrorLi
     for (i, c) in spec.containers.iter().enumerate() {
         for (j, port) in items(&c.ports).iter().enumerate() {
             let hp = port.host_port.unwrap_or(0);
-            if hp != port.container_port {
+            if (resource_is_pod || hp != 0) && hp != port.container_port {
                 errs.push(
                     FieldError::invalid(
                         &cp.index(i).child("ports").index(j).child("hostPort"),

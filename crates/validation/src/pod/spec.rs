@@ -117,7 +117,7 @@ fn validate_spec_containers(
 fn validate_spec_policies(spec: &PodSpec, path: &Path, opts: &PodValidationOptions) -> ErrorList {
     let mut errs = ErrorList::new();
     let dns_policy = opt_str(&spec.dns_policy);
-    errs.extend(validate_host_network_deps(spec, path));
+    errs.extend(validate_host_network_deps(spec, path, !opts.template));
     errs.extend(validate_restart_policy(
         opt_str(&spec.restart_policy),
         &path.child("restartPolicy"),
@@ -408,6 +408,44 @@ fn validate_security_annotations_match_fields(pod: &Pod, spec: &PodSpec, path: &
             _ => {}
         }
     });
+    errs
+}
+
+/// `ValidatePodTemplateSpec`: a workload's Pod template at `path` (`spec.template`), given as the
+/// Pod its metadata and spec make. Upstream reports the template's labels and annotations at
+/// `path.labels` and `path.annotations` (not under `metadata`), and refuses ephemeral containers.
+pub(crate) fn validate_pod_template_spec(
+    template: &Pod,
+    path: &Path,
+    opts: &PodValidationOptions,
+) -> ErrorList {
+    let meta = &template.metadata;
+    let spec = spec_of(template);
+    let mut errs = names::validate_labels(meta.labels.as_ref(), &path.child("labels"));
+    errs.extend(names::validate_annotations(
+        meta.annotations.as_ref(),
+        &path.child("annotations"),
+    ));
+    errs.extend(validate_pod_specific_annotations(
+        meta.annotations.as_ref(),
+        &spec,
+        &path.child("annotations"),
+        opts,
+    ));
+    let spec_path = path.child("spec");
+    errs.extend(validate_pod_spec(&spec, &ObjectMeta::default(), &spec_path, opts));
+    errs.extend(validate_security_annotations_match_fields(
+        template, &spec, &spec_path,
+    ));
+    if !items(&spec.ephemeral_containers).is_empty() {
+        errs.push(
+            FieldError::forbidden(
+                &spec_path.child("ephemeralContainers"),
+                "ephemeral containers not allowed in pod template",
+            )
+            .with_origin("workload/template-ephemeral-containers"),
+        );
+    }
     errs
 }
 
