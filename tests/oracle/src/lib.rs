@@ -69,6 +69,22 @@ pub enum OracleError {
     },
 }
 
+/// The tokio runtime a suite's cases share (two workers, every driver on), started on first use.
+#[expect(
+    clippy::panic,
+    reason = "test harness: a runtime that cannot start fails the whole suite"
+)]
+pub fn runtime() -> &'static tokio::runtime::Runtime {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
+    })
+}
+
 impl OracleError {
     fn io(path: &Path, source: std::io::Error) -> Self {
         Self::Io {
