@@ -340,7 +340,7 @@ impl Cluster {
         &self,
         (namespace, name, subresource): (&str, &str, &str),
         change: Change<'_>,
-        validation: ValidationDirective,
+        validation: &ValidationDirective,
     ) -> Result<DryRun, ClusterError> {
         let base = Request::new(<Pod as kube::Resource>::url_path(&(), Some(namespace)));
         let (verb, built) = match change {
@@ -355,7 +355,7 @@ impl Cluster {
                 } else {
                     base.replace_subresource(subresource, name, &pp, bytes)
                 };
-                ("update", r.map(|r| with_field_validation(r, &validation)))
+                ("update", r.map(|r| with_field_validation(r, validation)))
             }
             Change::Patch(patch) => {
                 let pp = PatchParams {

@@ -373,14 +373,14 @@ async fn dry_run(a: &CheckArgs, fetched: &Fetched, given: &Given, job: &Job) -> 
                 .ok_or_else(|| Failure::internal("the new Pod was not read"))?;
             fetched
                 .cluster
-                .dry_run(at, Change::Replace(body), validation)
+                .dry_run(at, Change::Replace(body), &validation)
                 .await
         }
         Given::Patch { text, name } => {
             let patch = server_patch(a.patch_type, text, name)?;
             fetched
                 .cluster
-                .dry_run(at, Change::Patch(&patch), validation)
+                .dry_run(at, Change::Patch(&patch), &validation)
                 .await
         }
     };
