@@ -204,7 +204,7 @@ fn with_nodes(settings: String, files: &[PathBuf]) -> Result<String, Failure> {
     if files.is_empty() {
         return Ok(settings);
     }
-    with_node_values(settings, read_nodes(files)?)
+    with_node_values(&settings, read_nodes(files)?)
 }
 
 /// The Nodes of `--node` files.
@@ -238,8 +238,8 @@ pub(super) fn read_nodes(files: &[PathBuf]) -> Result<Vec<Value>, Failure> {
 }
 
 /// Add Nodes to a settings document (`nodes`).
-pub(super) fn with_node_values(settings: String, nodes: Vec<Value>) -> Result<String, Failure> {
-    let mut doc: Value = serde_json::from_str(&settings)
+pub(super) fn with_node_values(settings: &str, nodes: Vec<Value>) -> Result<String, Failure> {
+    let mut doc: Value = serde_json::from_str(settings)
         .map_err(|e| Failure::internal(format!("the settings document is not JSON: {e}")))?;
     if let Value::Object(obj) = &mut doc {
         obj.insert("nodes".into(), Value::Array(nodes));

@@ -267,7 +267,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let settings = if nodes.is_empty() {
         settings
     } else {
-        check::with_node_values(settings, nodes)?
+        check::with_node_values(&settings, nodes)?
     };
     let runtime = a.policy.runtime()?;
     let old_name = format!("pod {} (live)", fetched.target.display());

@@ -12,11 +12,6 @@
 //!   ([`podmut_oracle::batch`]);
 //! - `known-differences/...`: the known-differences file covers exactly what differs.
 
-#![expect(
-    clippy::panic,
-    reason = "test harness: a runtime that cannot start fails the whole suite"
-)]
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -27,7 +22,7 @@ use podmut_oracle::known::Known;
 use podmut_oracle::plan::{self, Plan};
 use podmut_oracle::pool::Pool;
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::{Pins, control_plane};
+use podmut_oracle::{Pins, control_plane, runtime};
 use podmut_oracle::{PodPath, Release, batch};
 
 /// The areas whose fixtures are `check` cases on a request path.
@@ -44,17 +39,6 @@ const CHECK_AREAS: [&str; 11] = [
     "dynamic",
     "input",
 ];
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
-    })
-}
 
 fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();

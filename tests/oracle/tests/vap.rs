@@ -43,11 +43,6 @@
 //! listed in `known-differences.yaml`. Without the control-plane binaries the cases are reported
 //! as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI; [`podmut_oracle::prerequisite`]).
 
-#![expect(
-    clippy::panic,
-    reason = "test harness: a runtime that cannot start fails the whole suite"
-)]
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -59,19 +54,8 @@ use podmut_oracle::api::{Api, PodPath, Reply};
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::known::Known;
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::{Pins, Release, exchange};
+use podmut_oracle::{Pins, Release, exchange, runtime};
 use serde_json::{Map, Value, json};
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
-    })
-}
 
 fn e(x: impl std::fmt::Display) -> String {
     x.to_string()

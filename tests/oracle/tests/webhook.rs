@@ -20,13 +20,8 @@
 //! the cases are reported as ignored, or fail under `PODMUT_REQUIRE_ORACLE=1` (CI;
 //! [`podmut_oracle::prerequisite`]).
 
-#![expect(
-    clippy::panic,
-    reason = "test harness: a runtime that cannot start fails the whole suite"
-)]
-
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::{Arguments, Failed};
@@ -36,19 +31,8 @@ use podmut_oracle::certs::Certs;
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::webhook::{Serve, ServeOptions, kubectl, register, webhook_configuration};
-use podmut_oracle::{Pins, exchange, generate};
+use podmut_oracle::{Pins, exchange, generate, runtime};
 use serde_json::{Value, json};
-
-fn runtime() -> &'static tokio::runtime::Runtime {
-    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
-    })
-}
 
 type Case = fn() -> Result<(), String>;
 
