@@ -16,6 +16,7 @@ mod check;
 mod component;
 mod coverage;
 mod inputs;
+mod live;
 mod node;
 mod plan;
 mod playground;

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod cluster;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod code_memory;
 mod engine;

@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
 
 use super::inputs::{ReadFile, ValidateArgs, display, object_name, print_warnings, read_file, read_text};
+use super::live::{self, LiveArgs};
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::error::CallError;
 use crate::output::{parse_subresource, to_json_string, to_yaml_string, verdict_json, verdict_text};
@@ -19,43 +20,46 @@ pub(crate) struct CheckArgs {
     /// The Pods before the change (YAML or JSON, one or several; `-` for stdin). Without it, creates
     /// are validated.
     #[arg(long, value_name = "FILE")]
-    old: Option<PathBuf>,
+    pub(super) old: Option<PathBuf>,
     /// The Pods after the change (YAML or JSON: one Pod, a multi-document stream, a List; `-` for
     /// stdin). Several Pods are paired with --old's by namespace/name.
     #[arg(long, value_name = "FILE", required_unless_present_any = ["patch", "patch_file"])]
-    new: Option<PathBuf>,
-    /// Instead of --new: a patch applied to --old, as `kubectl patch -p` takes it (JSON or YAML).
-    #[arg(long, value_name = "PATCH", conflicts_with_all = ["new", "patch_file"], requires = "old")]
-    patch: Option<String>,
+    pub(super) new: Option<PathBuf>,
+    /// Instead of --new: a patch applied to --old (or --live), as `kubectl patch -p` takes it (JSON
+    /// or YAML); `@FILE` reads it from a file.
+    #[arg(long, value_name = "PATCH", conflicts_with_all = ["new", "patch_file"])]
+    pub(super) patch: Option<String>,
     /// Instead of --new: a file holding the patch (`-` for stdin).
-    #[arg(long, value_name = "FILE", conflicts_with = "new", requires = "old")]
-    patch_file: Option<PathBuf>,
+    #[arg(long, value_name = "FILE", conflicts_with = "new")]
+    pub(super) patch_file: Option<PathBuf>,
     /// The patch type, as `kubectl patch --type` names it.
     #[arg(long = "type", value_enum, default_value_t, value_name = "TYPE")]
-    patch_type: PatchKind,
+    pub(super) patch_type: PatchKind,
     /// With --patch: also print the patched Pod (`newPod` in -o json|yaml).
     #[arg(long)]
-    show_new: bool,
+    pub(super) show_new: bool,
     /// The request path: none (the main resource), dynamic, ephemeralcontainers, resize, status.
     #[arg(long, default_value = "none", value_parser = parse_subresource, value_name = "SUBRESOURCE")]
-    subresource: Subresource,
+    pub(super) subresource: Subresource,
     #[command(flatten)]
-    settings: SettingsArgs,
+    pub(super) settings: SettingsArgs,
     /// The cluster's Nodes (YAML or JSON: a Node, a NodeList or a multi-document stream;
     /// repeatable): from 1.36 the API server's NodeDeclaredFeatureValidator and PodResizeValidator
     /// judge an update of a bound Pod by its Node (settings key `nodes`).
     #[arg(long = "node", value_name = "FILE")]
-    nodes: Vec<PathBuf>,
+    pub(super) nodes: Vec<PathBuf>,
     /// Validate exactly what is given: skip Kubernetes defaulting.
     #[arg(long)]
-    no_defaults: bool,
+    pub(super) no_defaults: bool,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t)]
-    output: OutputFormat,
+    pub(super) output: OutputFormat,
     #[command(flatten)]
-    validate: ValidateArgs,
+    pub(super) validate: ValidateArgs,
     #[command(flatten)]
-    policy: PolicyArgs,
+    pub(super) policy: PolicyArgs,
+    #[command(flatten)]
+    pub(super) live: LiveArgs,
 }
 
 /// The flags every command that judges a Pod change turns into its settings document.
@@ -200,6 +204,11 @@ fn with_nodes(settings: String, files: &[PathBuf]) -> Result<String, Failure> {
     if files.is_empty() {
         return Ok(settings);
     }
+    with_node_values(&settings, read_nodes(files)?)
+}
+
+/// The Nodes of `--node` files.
+pub(super) fn read_nodes(files: &[PathBuf]) -> Result<Vec<Value>, Failure> {
     let mut nodes = Vec::new();
     for path in files {
         let text = read_input(path, "--node")?;
@@ -225,7 +234,12 @@ fn with_nodes(settings: String, files: &[PathBuf]) -> Result<String, Failure> {
             }
         }
     }
-    let mut doc: Value = serde_json::from_str(&settings)
+    Ok(nodes)
+}
+
+/// Add Nodes to a settings document (`nodes`).
+pub(super) fn with_node_values(settings: &str, nodes: Vec<Value>) -> Result<String, Failure> {
+    let mut doc: Value = serde_json::from_str(settings)
         .map_err(|e| Failure::internal(format!("the settings document is not JSON: {e}")))?;
     if let Value::Object(obj) = &mut doc {
         obj.insert("nodes".into(), Value::Array(nodes));
@@ -235,11 +249,12 @@ fn with_nodes(settings: String, files: &[PathBuf]) -> Result<String, Failure> {
 
 /// One Pod change to judge, or why it cannot be.
 #[derive(Debug)]
-struct Job {
+pub(super) struct Job {
     /// The Pod it is about (`namespace/name`).
     pod: Document,
     old: Option<String>,
-    new: Option<String>,
+    /// The new Pod (JSON), when there is one to judge.
+    pub(super) new: Option<String>,
     /// Field-validation warnings of its inputs.
     warnings: Vec<String>,
     /// Why it is not judged (an unreadable object, no partner).
@@ -248,12 +263,22 @@ struct Job {
 
 /// The outcome of one job.
 #[derive(Debug)]
-enum Outcome {
+pub(super) enum Outcome {
+    /// The component's verdict, and the inputs' field-validation warnings.
     Judged { verdict: Verdict, warnings: Vec<String> },
+    /// Why it was not judged.
     Failed(String),
 }
 
 impl Outcome {
+    /// A job that was not judged, as the command's error (exit 2).
+    pub(super) fn into_failure(self) -> Failure {
+        match self {
+            Outcome::Failed(e) => Failure::input(e),
+            Outcome::Judged { .. } => Failure::internal("a judged change is not a failure"),
+        }
+    }
+
     fn exit_code(&self) -> u8 {
         match self {
             Outcome::Judged { verdict, .. } if verdict.allowed => 0,
@@ -264,6 +289,9 @@ impl Outcome {
 }
 
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
+    if a.live.is_live() {
+        return live::run(a);
+    }
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;
@@ -276,11 +304,12 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
         (None, Some(path)) => {
             let old = read_file(&runtime, path, "--old", "old-pod", DocumentKind::Pod, a.validate)?;
             let single = old.docs.len() == 1;
-            (patch_jobs(&runtime, a, &old)?, single, None)
+            let (patch, patch_name) = patch_text(a)?;
+            (patch_jobs(&runtime, a, &old, &patch, &patch_name)?, single, None)
         }
         (None, None) => {
             return Err(Failure::input(
-                "check needs --new FILE, or --old FILE with --patch",
+                "check needs --new FILE, or --old FILE (or --live POD) with --patch",
             ));
         }
     };
@@ -390,19 +419,21 @@ struct ReadPair {
 }
 
 /// What every job of one `podmut check` is judged under.
-struct Request<'a> {
-    sub: Subresource,
-    settings: &'a str,
+pub(super) struct Request<'a> {
+    /// The request path.
+    pub(super) sub: Subresource,
+    /// The settings document.
+    pub(super) settings: &'a str,
     /// The component's input names and the files they name in messages.
-    files: &'a [(&'a str, String)],
+    pub(super) files: &'a [(&'a str, String)],
     /// One Pod pair: an input error is the command's.
-    single: bool,
+    pub(super) single: bool,
 }
 
 /// Judge one job (`judged`: its verdict from `read_pair`, when it gave one). With a single Pod
 /// pair an input error is the command's error (exit 2, the message naming the file), as it always
 /// was; among several it stays with its item.
-fn judge(
+pub(super) fn judge(
     runtime: &Runtime,
     job: &Job,
     request: &Request<'_>,
@@ -524,7 +555,12 @@ fn pair(old: Option<ReadFile>, new: &ReadFile, single: bool) -> Vec<Job> {
 
 /// A job for `new` (from file `new_file`) and its partner; the first unreadable object's problem
 /// (or `why`) becomes the job's error.
-fn one(new: &Document, old: Option<(&Document, &ReadFile)>, new_file: &ReadFile, why: Option<String>) -> Job {
+pub(super) fn one(
+    new: &Document,
+    old: Option<(&Document, &ReadFile)>,
+    new_file: &ReadFile,
+    why: Option<String>,
+) -> Job {
     let mut warnings = Vec::new();
     let mut error = why;
     if let Some((o, file)) = old {
@@ -559,18 +595,33 @@ fn whose(file: &ReadFile, d: &Document) -> String {
     }
 }
 
+/// The patch and the name messages give it: `--patch TEXT`, `--patch @FILE` (neither JSON nor
+/// YAML text starts with `@`) or `--patch-file FILE`.
+pub(super) fn patch_text(a: &CheckArgs) -> Result<(String, String), Failure> {
+    match (&a.patch, &a.patch_file) {
+        (Some(p), _) => match p.strip_prefix('@') {
+            Some(file) => {
+                let path = Path::new(file);
+                Ok((read_input(path, "--patch")?, display(path, "--patch")))
+            }
+            None => Ok((p.clone(), "--patch".to_owned())),
+        },
+        (None, Some(f)) => Ok((read_input(f, "--patch-file")?, display(f, "--patch-file"))),
+        (None, None) => Err(Failure::input(
+            "check needs --new FILE, or --old FILE (or --live POD) with --patch",
+        )),
+    }
+}
+
 /// Jobs for `--old F --patch P`: the patch applied to each old Pod, then read back like a new Pod
 /// (so fields the patch introduces are validated too).
-fn patch_jobs(runtime: &Runtime, a: &CheckArgs, old: &ReadFile) -> Result<Vec<Job>, Failure> {
-    let (patch, patch_name) = match (&a.patch, &a.patch_file) {
-        (Some(p), _) => (p.clone(), "--patch".to_owned()),
-        (None, Some(f)) => (read_input(f, "--patch-file")?, display(f, "--patch-file")),
-        (None, None) => {
-            return Err(Failure::input(
-                "check needs --new FILE, or --old FILE with --patch",
-            ));
-        }
-    };
+pub(super) fn patch_jobs(
+    runtime: &Runtime,
+    a: &CheckArgs,
+    old: &ReadFile,
+    patch: &str,
+    patch_name: &str,
+) -> Result<Vec<Job>, Failure> {
     let mut jobs = Vec::new();
     for o in &old.docs {
         if let Some(e) = &o.error {
@@ -584,8 +635,8 @@ fn patch_jobs(runtime: &Runtime, a: &CheckArgs, old: &ReadFile) -> Result<Vec<Jo
             continue;
         }
         let patched = runtime
-            .apply_patch(&o.json, &patch, a.patch_type.wit())
-            .map_err(|e| Failure::from_call(e, &[("patch", &patch_name), ("old-pod", &old.file)]));
+            .apply_patch(&o.json, patch, a.patch_type.wit())
+            .map_err(|e| Failure::from_call(e, &[("patch", patch_name), ("old-pod", &old.file)]));
         let patched = match patched {
             Ok(p) => p,
             Err(f) if old.docs.len() == 1 => return Err(f),
@@ -603,7 +654,7 @@ fn patch_jobs(runtime: &Runtime, a: &CheckArgs, old: &ReadFile) -> Result<Vec<Jo
         let new = read_text(
             runtime,
             &patched,
-            &patch_name,
+            patch_name,
             "patch",
             DocumentKind::Pod,
             a.validate,
@@ -615,7 +666,12 @@ fn patch_jobs(runtime: &Runtime, a: &CheckArgs, old: &ReadFile) -> Result<Vec<Jo
     Ok(jobs)
 }
 
-fn verdict_value(verdict: &Verdict, warnings: &[String], new: Option<&str>, show_new: bool) -> Value {
+pub(super) fn verdict_value(
+    verdict: &Verdict,
+    warnings: &[String],
+    new: Option<&str>,
+    show_new: bool,
+) -> Value {
     let mut v = verdict_json(verdict);
     if let Some(w) = v.get_mut("warnings").and_then(Value::as_array_mut) {
         w.extend(warnings.iter().map(|s| json!(s)));
@@ -658,7 +714,7 @@ fn single_output(format: OutputFormat, job: &Job, outcome: Outcome, show_new: bo
     }
 }
 
-fn pod_yaml(json: &str) -> String {
+pub(super) fn pod_yaml(json: &str) -> String {
     serde_json::from_str::<Value>(json).map_or_else(|_| json.to_owned(), |v| to_yaml_string(&v))
 }
 

@@ -253,13 +253,7 @@ impl Api {
             .await
             .map_err(|e| OracleError::Client(format!("{method} {uri}: {e}")))?;
         let code = response.status().as_u16();
-        let warnings = response
-            .headers()
-            .get_all("warning")
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .map(warning_text)
-            .collect();
+        let warnings = podmut::cluster::warnings(response.headers());
         let audit_id = response
             .headers()
             .get("audit-id")
@@ -487,46 +481,10 @@ fn pod_uri(ns: &str, name: &str, path: PodPath, query: &str) -> String {
     uri
 }
 
-/// A `Warning` header's text: `299 - "text"` → `text` (RFC 7234; the API server escapes `"` and
-/// `\` inside the quotes).
-pub fn warning_text(header: &str) -> String {
-    let rest = header.trim();
-    let Some(start) = rest.find('"') else {
-        return rest.to_owned();
-    };
-    let quoted = &rest[start + 1..];
-    let mut out = String::new();
-    let mut chars = quoted.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            }
-            '"' => break,
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The Node the oracle creates for a bound Pod (64 cpu, 256Gi, no labels, no declared features),
 /// also given to podmut as its `nodes` setting: the cluster podmut judges is the one the server has.
 pub fn oracle_node(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
         "status": {"capacity": {"cpu": "64", "memory": "256Gi", "pods": "110"},
                    "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn warning_headers_are_unquoted() {
-        assert_eq!(warning_text(r#"299 - "spec.x: ignored""#), "spec.x: ignored");
-        assert_eq!(warning_text(r#"299 - "a \"b\" c""#), r#"a "b" c"#);
-        assert_eq!(warning_text("plain"), "plain");
-    }
 }

@@ -69,16 +69,7 @@ pub enum OracleError {
     },
 }
 
-impl OracleError {
-    fn io(path: &Path, source: std::io::Error) -> Self {
-        Self::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-    }
-}
-
-/// The tokio runtime the oracle suites drive their clients on (two workers, started once).
+/// The tokio runtime a suite's cases share (two workers, every driver on), started on first use.
 #[expect(
     clippy::panic,
     reason = "test harness: a runtime that cannot start fails the whole suite"
@@ -93,3 +84,13 @@ pub fn runtime() -> &'static tokio::runtime::Runtime {
             .unwrap_or_else(|e| panic!("cannot start tokio: {e}"))
     })
 }
+
+impl OracleError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+

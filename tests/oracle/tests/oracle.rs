@@ -22,8 +22,7 @@ use podmut_oracle::known::Known;
 use podmut_oracle::plan::{self, Plan};
 use podmut_oracle::pool::Pool;
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::runtime;
-use podmut_oracle::{Pins, control_plane};
+use podmut_oracle::{Pins, control_plane, runtime};
 use podmut_oracle::{PodPath, Release, batch};
 
 /// The areas whose fixtures are `check` cases on a request path.

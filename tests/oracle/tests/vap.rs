@@ -54,8 +54,7 @@ use podmut_oracle::api::{Api, PodPath, Reply};
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::known::Known;
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::runtime;
-use podmut_oracle::{Pins, Release, exchange};
+use podmut_oracle::{Pins, Release, exchange, runtime};
 use serde_json::{Map, Value, json};
 
 fn e(x: impl std::fmt::Display) -> String {
