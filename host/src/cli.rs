@@ -17,6 +17,7 @@ mod component;
 mod coverage;
 mod inputs;
 mod live;
+mod live_args;
 mod node;
 mod plan;
 mod playground;
@@ -231,6 +232,7 @@ pub fn emit(text: &str) {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check(a) if a.live.is_live() => live::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Qos(a) => qos::run(&a),
         Command::Allocate(a) => node::run_allocate(&a),

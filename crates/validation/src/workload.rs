@@ -23,6 +23,19 @@ use podmut_model::field_validation::{CheckedValue, FieldProblem};
 use podmut_model::settings::Settings;
 use podmut_model::workload::{Workload, WorkloadKind};
 
+/// `ValidateNonnegativeField`.
+pub(crate) fn nonnegative(value: Option<i64>, path: &Path) -> ErrorList {
+    match value {
+        Some(v) if v < 0 => {
+            vec![
+                FieldError::invalid(path, v, crate::pod::meta::IS_NEGATIVE)
+                    .with_origin("workload/non-negative"),
+            ]
+        }
+        _ => ErrorList::new(),
+    }
+}
+
 /// A workload as a document gave it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadDocument {

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
 
 use super::inputs::{ReadFile, ValidateArgs, display, object_name, print_warnings, read_file, read_text};
-use super::live::{self, LiveArgs};
+use super::live_args::LiveArgs;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::error::CallError;
 use crate::output::{parse_subresource, to_json_string, to_yaml_string, verdict_json, verdict_text};
@@ -289,9 +289,6 @@ impl Outcome {
 }
 
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
-    if a.live.is_live() {
-        return live::run(a);
-    }
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;

@@ -6,14 +6,13 @@
 //! answers side by side.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use clap::Args;
 use kube::core::params::{Patch, ValidationDirective};
 use serde_json::{Value, json};
 
 use super::check::{self, CheckArgs, Job, Outcome, PatchKind, Request};
 use super::inputs::{ReadFile, Validate, display, print_warnings, read_file, read_text};
+use super::live_args::LiveArgs;
 use super::{Failure, OutputFormat, emit};
 use crate::cluster::{Change, Cluster, ClusterError, Connection, DryRun};
 use crate::output::{cause_type, subresource_api_name, to_json_string, to_yaml_string, verdict_text};
@@ -22,37 +21,6 @@ use crate::types::{DocumentKind, Verdict};
 
 /// Exit code when podmut and the server's dry run disagree.
 pub(crate) const DISAGREE: u8 = 4;
-
-/// The flags of `check --live`: the Pod, kubectl's connection flags, and the server's dry run.
-#[derive(Debug, Args)]
-#[command(next_help_heading = "Live cluster (kubectl's flags)")]
-pub(crate) struct LiveArgs {
-    /// Instead of --old: the Pod as your cluster has it now, read through your kubeconfig.
-    #[arg(long, value_name = "[NAMESPACE/]POD", conflicts_with = "old")]
-    pub(crate) live: Option<String>,
-    /// Also send the change to the cluster as a dry run (dryRun=All) and print both answers;
-    /// exit 4 when they disagree.
-    #[arg(long, requires = "live")]
-    server_dry_run: bool,
-    /// The Pod's namespace (default: the kubeconfig context's).
-    #[arg(short = 'n', long, value_name = "NAMESPACE", requires = "live")]
-    namespace: Option<String>,
-    /// The kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster).
-    #[arg(long, value_name = "FILE", requires = "live")]
-    kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    context: Option<String>,
-    /// The kubeconfig cluster to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    cluster: Option<String>,
-    /// The kubeconfig user to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    user: Option<String>,
-    /// How long one request to the cluster may take (`0`: no limit; `30s`, `1m`).
-    #[arg(long, value_name = "DURATION", requires = "live", value_parser = crate::units::parse_duration)]
-    request_timeout: Option<Duration>,
-}
 
 /// The Pod `--live` names.
 #[derive(Clone, Debug)]
@@ -94,11 +62,6 @@ impl Release {
 }
 
 impl LiveArgs {
-    /// Whether `check` reads its old Pod from a cluster.
-    pub(crate) fn is_live(&self) -> bool {
-        self.live.is_some()
-    }
-
     fn connection(&self) -> Connection {
         Connection {
             kubeconfig: self.kubeconfig.clone(),

@@ -30,7 +30,6 @@ use podmut_oracle::batch::NODE;
 use podmut_oracle::certs::Certs;
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::runtime;
 use podmut_oracle::webhook::{Serve, ServeOptions, kubectl, register, webhook_configuration};
 use podmut_oracle::{Pins, exchange, generate, runtime};
 use serde_json::{Value, json};

@@ -9,7 +9,7 @@ use crate::pod::PodValidationOptions;
 use crate::pod::scheduling::validate_label_selector;
 use crate::pod::util::opt_str;
 use crate::selector;
-use crate::workload::spec::nonnegative;
+use crate::workload::nonnegative;
 use podmut_model::field::{BadValue, ErrorList, FieldError, Path};
 
 /// `ValidateJobSpec` (`with_selector`) or `validateJobSpec` (a CronJob's job template, without the

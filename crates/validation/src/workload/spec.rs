@@ -10,10 +10,10 @@ use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::pod::PodValidationOptions;
-use crate::pod::meta::IS_NEGATIVE;
 use crate::pod::scheduling::validate_label_selector;
 use crate::pod::util::opt_str;
 use crate::selector;
+use crate::workload::nonnegative;
 use podmut_model::field::{BadValue, ErrorList, FieldError, Path};
 use podmut_model::gojson::Ty;
 use podmut_model::workload::{Workload, WorkloadKind};
@@ -24,16 +24,6 @@ pub(crate) fn template_pod(t: Option<&PodTemplateSpec>) -> Pod {
         metadata: t.and_then(|t| t.metadata.clone()).unwrap_or_default(),
         spec: Some(t.and_then(|t| t.spec.clone()).unwrap_or_default()),
         status: None,
-    }
-}
-
-/// `ValidateNonnegativeField`.
-pub(crate) fn nonnegative(value: Option<i64>, path: &Path) -> ErrorList {
-    match value {
-        Some(v) if v < 0 => {
-            vec![FieldError::invalid(path, v, IS_NEGATIVE).with_origin("workload/non-negative")]
-        }
-        _ => ErrorList::new(),
     }
 }
 
