@@ -74,10 +74,12 @@ pub use podmut_model::settings::{
     Settings, UnknownSubresource,
 };
 pub use podmut_model::workload::{KINDS as WORKLOAD_KINDS, KindInfo, Workload, WorkloadKind};
+pub use podmut_model::yaml::to_yaml;
 pub use podmut_validation::inputs::{
     CheckedDocuments, Document, DocumentKind, read_and_check, read_documents,
 };
 pub use podmut_validation::rest::{GENERATED_SUFFIX as GENERATED_NAME_SUFFIX, MAX_GENERATED_NAME_BASE};
+pub use podmut_validation::rollout::{Effect as RolloutEffect, InPlace, Rollout, rollout_texts};
 pub use podmut_validation::rules::{Rule, UPSTREAM, rule, rules};
 pub use podmut_validation::validation::{check, check_documents};
 pub use podmut_validation::verdict::Verdict;

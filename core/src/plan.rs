@@ -23,6 +23,7 @@ use podmut_model::qos::{QosClass, compute_pod_qos};
 use podmut_model::request_path::Subresource;
 use podmut_model::settings::{Gate, Settings};
 use podmut_validation::verdict::Verdict;
+use podmut_validation::workload::WorkloadDocument;
 
 /// The documents a plan reads (JSON or YAML text).
 #[derive(Clone, Copy, Debug)]
@@ -128,15 +129,30 @@ impl<'a> Unread<'a> {
         document::parse_stream(self.text, self.input, limit)
     }
 
-    /// A Pod, with its field warnings at the settings' field validation.
-    fn pod(self, settings: &Settings) -> Result<(Pod, Vec<String>), InputError> {
-        read_pod(
-            self.text,
-            self.input,
-            settings.field_validation,
-            settings.max_input_bytes,
-        )
+    /// A Pod, or a workload (read only when the text is not a Pod), with its field warnings at
+    /// the settings' field validation.
+    fn object(self, settings: &Settings) -> Result<Object, InputError> {
+        let (level, limit) = (settings.field_validation, settings.max_input_bytes);
+        match read_pod(self.text, self.input, level, limit) {
+            Err(e @ InputError::WrongKind { .. }) => {
+                match podmut_validation::workload::read_workload_text(self.text, self.input, level, limit) {
+                    Some(read) => read.map(|(doc, warnings)| Object::Workload(doc, warnings)),
+                    None => Err(e),
+                }
+            }
+            read => read.map(|(pod, warnings)| Object::Pod(pod, warnings)),
+        }
     }
+}
+
+/// A document read: a Pod or a workload, with its field warnings.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "two are read per plan and moved once; both variants are a few KB"
+)]
+enum Object {
+    Pod(Pod, Vec<String>),
+    Workload(WorkloadDocument, Vec<String>),
 }
 
 /// The Node given for the allocation: read before the admission check when the admission plugins
@@ -164,8 +180,24 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
     let given = given.for_subresource(sub).into_owned();
     let limit = given.max_input_bytes;
     let (settings, node) = plan_settings(document, &given, sub, node)?;
-    let (old, old_warnings) = old.pod(&settings)?;
-    let (new, new_warnings) = new.pod(&settings)?;
+    let ((old, old_warnings), (new, new_warnings)) = match (old.object(&settings)?, new.object(&settings)?) {
+        (Object::Pod(o, ow), Object::Pod(n, nw)) => ((o, ow), (n, nw)),
+        (Object::Workload(o, ow), Object::Workload(n, nw)) => {
+            return workload_plan((o, ow), (n, nw), sub, &settings);
+        }
+        (Object::Pod(..), Object::Workload(..)) => {
+            return Err(InputError::wrong_kind(
+                "old-pod",
+                "expected a workload of the new object's kind",
+            ));
+        }
+        (Object::Workload(..), Object::Pod(..)) => {
+            return Err(InputError::wrong_kind(
+                "new-pod",
+                "expected a workload of the old object's kind",
+            ));
+        }
+    };
     let admission = podmut_validation::validation::check_read(
         Some((old.clone(), old_warnings)),
         (new.clone(), new_warnings),
@@ -206,6 +238,52 @@ pub fn plan(input: &PlanInput<'_>) -> Result<Plan, InputError> {
         allocation,
         probes,
         statuses,
+    })
+}
+
+/// The plan of a workload update: the API server's verdict on the workload and the QoS class of
+/// the Pods its old and new template make. No Pod changes in place (the rollout report says what
+/// the running Pods see instead), so the node-side sections say so.
+fn workload_plan(
+    (old, old_warnings): (WorkloadDocument, Vec<String>),
+    (new, mut warnings): (WorkloadDocument, Vec<String>),
+    sub: Subresource,
+    settings: &Settings,
+) -> Result<Plan, InputError> {
+    if sub != Subresource::None {
+        return Err(InputError::wrong_kind(
+            "new-pod",
+            format!("a workload has no {sub} subresource podmut judges"),
+        ));
+    }
+    let kind = new.workload.kind().info().name;
+    let class = |d: &WorkloadDocument| {
+        qos_of(
+            &podmut_model::template_pods::defaulted_template_pod(d.workload.clone()),
+            settings,
+        )
+    };
+    let qos = QosChange {
+        before: class(&old),
+        after: class(&new),
+    };
+    let mut admission = podmut_validation::workload::check_workload(Some(old), new, settings)?;
+    warnings.extend(old_warnings.into_iter().map(|w| format!("old object: {w}")));
+    warnings.append(&mut admission.warnings);
+    admission.warnings = warnings;
+    let why = if admission.allowed {
+        format!(
+            "a {kind} update changes no running Pod in place: see the rollout report for what its Pods see"
+        )
+    } else {
+        DENIED.to_owned()
+    };
+    Ok(Plan {
+        admission,
+        qos,
+        allocation: Section::Skipped(why.clone()),
+        probes: Section::Skipped(why.clone()),
+        statuses: Section::Skipped(why),
     })
 }
 
@@ -386,6 +464,44 @@ mod tests {
             pods: None,
             settings: "",
         }
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: LABEL}}\n    spec:\n      containers: [{name: app, image: nginx, resources: {limits: {cpu: CPU, memory: 1Gi}}}]\n";
+
+    #[test]
+    fn a_workload_update_is_judged_and_its_template_classed() {
+        let d = |label: &str, cpu: &str| DEPLOYMENT.replace("LABEL", label).replace("CPU", cpu);
+        let (old, new) = (d("web", "1"), d("web", "2"));
+        let workload = |old: &str, new: &str| {
+            plan(&PlanInput {
+                old,
+                new,
+                sub: Subresource::None,
+                node: Some(NODE),
+                pods: None,
+                settings: "",
+            })
+        };
+        let p = workload(&old, &new).unwrap();
+        assert!(p.admission.allowed, "{:?}", p.admission.errors);
+        assert_eq!(
+            (p.qos.before, p.qos.after),
+            (QosClass::Guaranteed, QosClass::Guaranteed)
+        );
+        assert!(
+            p.allocation.skipped().contains("rollout report"),
+            "{}",
+            p.allocation.skipped()
+        );
+        let denied = workload(&old, &d("other", "1")).unwrap();
+        assert!(!denied.admission.allowed);
+        assert_eq!(
+            denied.admission.errors[0].field.to_string(),
+            "spec.template.metadata.labels"
+        );
+        assert_eq!(denied.probes.skipped(), DENIED);
+        let e = workload(OLD, &new).err().unwrap();
+        assert_eq!(e.input(), "old-pod");
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod http;
 mod inputs;
 mod report;
 mod run;
+mod workloads;
 
 /// `wasi:cli/run` export (wasip2's bindings of WASI 0.2.12, the version wasmtime 48 links).
 struct RunExport;

@@ -23,6 +23,7 @@ mod plan;
 mod playground;
 mod qos;
 mod review;
+mod rollout;
 mod rules;
 mod serve;
 mod vap;

@@ -49,6 +49,7 @@ pub mod types {
     pub use crate::bindings::exports::podmut::policy::report::{
         ChangePlan as Plan, QosChange, RuleEntry, RuleTable,
     };
+    pub use crate::bindings::exports::podmut::policy::workloads::{RolloutEffect, RolloutReport};
     pub use crate::bindings::podmut::policy::types::{
         ErrorType, FieldError, InputError, InputProblem, QosClass, Subresource, Verdict,
     };

@@ -160,7 +160,7 @@ pub fn to_json_string(v: &Value) -> String {
 
 /// YAML.
 pub fn to_yaml_string(v: &Value) -> String {
-    serde_yaml_ng::to_string(v).unwrap_or_else(|e| format!("# cannot render YAML: {e}\n"))
+    podmut_model::yaml::to_yaml(v)
 }
 
 // ---- Node-side commands (`allocate`, `probes`, `statuses`); schemas in docs/node.md.

@@ -21,7 +21,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::bindings::exports::podmut::policy::{
-    admission, documents, inputs, node, policies, report, validate,
+    admission, documents, inputs, node, policies, report, validate, workloads,
 };
 use crate::bindings::podmut::policy::types;
 use crate::engine::Allocation;
@@ -242,6 +242,8 @@ struct Inner {
     exports: ExportIndices,
     /// `documents`, when the component exports it.
     documents: Option<documents::GuestIndices>,
+    /// `workloads`, when the component exports it.
+    workloads: Option<workloads::GuestIndices>,
     options: RuntimeOptions,
     digest: String,
     size: usize,
@@ -378,6 +380,7 @@ impl Runtime {
         let pre = linker.instantiate_pre(&component).map_err(HostError::Link)?;
         let exports = ExportIndices::new(&pre).map_err(HostError::Link)?;
         let documents = documents::GuestIndices::new(&pre).ok();
+        let workloads = workloads::GuestIndices::new(&pre).ok();
         let ticker_alive = Arc::new(AtomicBool::new(true));
         spawn_epoch_ticker(engine.clone(), ticker_alive.clone());
         Ok(Self {
@@ -386,6 +389,7 @@ impl Runtime {
                 pre,
                 exports,
                 documents,
+                workloads,
                 options,
                 digest,
                 size: bytes.len(),
@@ -559,6 +563,26 @@ impl Runtime {
         let r = self.call_loaded(
             |store, instance| indices.load(store, instance),
             |p: &documents::Guest, s| p.call_read_and_check(s, old, new, validation, sub, settings),
+        );
+        Some(
+            r.map_err(CallError::Host)
+                .and_then(|r| r.map_err(CallError::Input)),
+        )
+    }
+
+    /// `workloads.rollout`: what a workload update does to its running Pods (`Ok(None)` when the
+    /// documents are not workloads); `None` when the component does not export it (one built
+    /// before it was added).
+    pub fn rollout(
+        &self,
+        old: &str,
+        new: &str,
+        settings: &str,
+    ) -> Option<Result<Option<workloads::RolloutReport>, CallError>> {
+        let indices = self.inner.workloads.as_ref()?;
+        let r = self.call_loaded(
+            |store, instance| indices.load(store, instance),
+            |p: &workloads::Guest, s| p.call_rollout(s, old, new, settings),
         );
         Some(
             r.map_err(CallError::Host)

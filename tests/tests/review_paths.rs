@@ -52,7 +52,7 @@ fn direct_and_general_readings_agree_on_every_fixture() {
             continue;
         }
         let json_text = doc.to_string();
-        let yaml_text = serde_yaml_ng::to_string(&doc).unwrap();
+        let yaml_text = podmut_core::to_yaml(&doc);
         let answer = review(&json_text, &settings).map_err(|e| e.to_string());
         if Settings::parse(&settings).is_ok_and(|s| read_pod_review_directly(&json_text, &s).is_some()) {
             direct += 1;
@@ -121,7 +121,7 @@ fn every_fixture_pod_decodes_the_same_directly_and_through_a_value() {
         for pod in [&c.case.old, &c.case.new, &c.case.pod].into_iter().flatten() {
             let json = pod.to_string();
             let general = parse_text(&json, "pod", limit).and_then(|v| pod_from_value(v, "pod"));
-            let yaml = serde_yaml_ng::to_string(pod).unwrap();
+            let yaml = podmut_core::to_yaml(pod);
             let answer = parse_pod(&json, "pod", limit);
             assert_eq!(answer, general, "{}: direct vs general decoding", c.name);
             assert_eq!(answer, parse_pod(&yaml, "pod", limit), "{}: JSON vs YAML", c.name);

@@ -655,10 +655,32 @@ impl Op {
 
 #[derive(Clone, Copy, Debug)]
 struct Request<'a> {
+    /// The resource (Pods for every coverage question).
+    resource: Resource<'a>,
     op: Op,
     /// `""` (the main resource) or `dynamic`.
     subresource: &'a str,
     name: &'a str,
+}
+
+/// The resource a request is on: its API group, version and main resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resource<'a> {
+    /// The API group (`""` for core, `apps`, `batch`).
+    pub group: &'a str,
+    /// The version (`v1`).
+    pub version: &'a str,
+    /// The main resource (`pods`, `deployments`).
+    pub resource: &'a str,
+}
+
+impl Resource<'static> {
+    /// core/v1 pods.
+    pub const POD: Resource<'static> = Resource {
+        group: "",
+        version: "v1",
+        resource: "pods",
+    };
 }
 
 /// The resources equivalent to core/v1 pods under `matchPolicy: Equivalent` (upstream
@@ -670,13 +692,13 @@ fn exact_or_wildcard(items: &[String], requested: &str) -> bool {
     items.iter().any(|i| i == "*" || i == requested)
 }
 
-/// `rules.Matcher.Matches` for a namespaced Pod request against `group/version`.
+/// `rules.Matcher.Matches` for a namespaced request against `group/version`.
 fn rule_matches_as(rule: &Rule, req: &Request<'_>, group: &str, version: &str) -> bool {
     let scope = matches!(rule.scope.as_deref(), None | Some("*" | "Namespaced"));
     let operation = rule.operations.iter().any(|o| o == "*" || o == req.op.as_str());
     let resource = rule.resources.iter().any(|r| {
         let (res, sub) = r.split_once('/').unwrap_or((r.as_str(), ""));
-        (res == "*" || res == MAIN.resource()) && (sub == "*" || sub == req.subresource)
+        (res == "*" || res == req.resource.resource) && (sub == "*" || sub == req.subresource)
     });
     scope
         && operation
@@ -686,7 +708,7 @@ fn rule_matches_as(rule: &Rule, req: &Request<'_>, group: &str, version: &str) -
 }
 
 fn rule_matches(rule: &Rule, req: &Request<'_>) -> bool {
-    rule_matches_as(rule, req, "", "v1")
+    rule_matches_as(rule, req, req.resource.group, req.resource.version)
 }
 
 /// Whether a rule matches, honouring `resourceNames` (empty: every name).
@@ -700,7 +722,7 @@ fn first_match<'r>(rules: &'r [Rule], req: &Request<'_>, equivalent: bool) -> Op
     if let Some(r) = rules.iter().find(|r| named_rule_matches(r, req)) {
         return Some(r);
     }
-    if equivalent {
+    if equivalent && req.resource == Resource::POD {
         for r in rules {
             for (group, version) in POD_EQUIVALENTS {
                 if rule_matches_as(r, req, group, version)
@@ -895,6 +917,7 @@ fn candidate_names(criteria: &[&Criteria], scope: &Scope) -> Vec<String> {
 fn webhook_coverage(kind: &str, config: &str, index: usize, w: &Webhook, scope: &Scope) -> HandlerCoverage {
     let c = &w.criteria;
     let req = |op, subresource| Request {
+        resource: Resource::POD,
         op,
         subresource,
         name: scope.pod_name.as_deref().unwrap_or_default(),
@@ -956,15 +979,18 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
     let mut blocked: Vec<&str> = Vec::new();
     for n in &names {
         let pods = matches(&Request {
+            resource: Resource::POD,
             op: Op::Create,
             subresource: MAIN.api_name(),
             name: n,
         }) || matches(&Request {
+            resource: Resource::POD,
             op: Op::Update,
             subresource: MAIN.api_name(),
             name: n,
         });
         let dynamic = matches(&Request {
+            resource: Resource::POD,
             op: Op::Update,
             subresource: DYNAMIC.api_name(),
             name: n,
@@ -1025,16 +1051,19 @@ fn policy_coverage(p: &PolicyRef<'_>, binding: Option<&Binding>, scope: &Scope) 
 /// Where a policy (and binding) loses `pods/dynamic` for the Pod `name`, and what to change.
 fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], name: &str) -> String {
     let dynamic = Request {
+        resource: Resource::POD,
         op: Op::Update,
         subresource: DYNAMIC.api_name(),
         name,
     };
     let update = Request {
+        resource: Resource::POD,
         op: Op::Update,
         subresource: MAIN.api_name(),
         name,
     };
     let create = Request {
+        resource: Resource::POD,
         op: Op::Create,
         subresource: MAIN.api_name(),
         name,
@@ -1089,9 +1118,11 @@ fn policy_fix(p: &PolicyRef<'_>, binding: Option<&Binding>, sets: &[&Criteria], 
 // ---------------------------------------------------------------------------------------------
 // One concrete request (ValidatingAdmissionPolicy evaluation, `podmut_vap`)
 
-/// A concrete Pod request: what upstream's `matching.Matcher.Matches` looks at.
+/// A concrete request: what upstream's `matching.Matcher.Matches` looks at.
 #[derive(Clone, Copy, Debug)]
 pub struct Concrete<'a> {
+    /// The resource (Pods, or a workload's resource).
+    pub resource: Resource<'a>,
     /// The operation.
     pub op: Op,
     /// `""` for the main resource, else e.g. `dynamic`, `resize`, `status`.
@@ -1124,17 +1155,23 @@ impl Criteria {
                 .flatten()
                 .any(|l| selector_matches(sel, l))
         {
-            return Err(format!("{}.objectSelector does not select the Pod", self.path));
+            let what = if req.resource == Resource::POD {
+                "Pod"
+            } else {
+                "object"
+            };
+            return Err(format!("{}.objectSelector does not select the {what}", self.path));
         }
         let rules_req = Request {
+            resource: req.resource,
             op: req.op,
             subresource: req.subresource,
             name: req.name,
         };
         let resource = if req.subresource.is_empty() {
-            "pods".to_owned()
+            req.resource.resource.to_owned()
         } else {
-            format!("pods/{}", req.subresource)
+            format!("{}/{}", req.resource.resource, req.subresource)
         };
         self.matches(&rules_req).map_err(|miss| match miss {
             Miss::Excluded(path) => format!("{path} excludes {} {resource}", req.op.as_str()),

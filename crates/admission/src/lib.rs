@@ -31,6 +31,7 @@ use podmut_validation::verdict::Verdict;
 
 pub mod coverage;
 pub mod review_request;
+mod workload;
 
 pub use coverage::{CoverageReport, HandlerCoverage, Scope, coverage};
 
@@ -126,6 +127,9 @@ pub fn review_value(mut value: Value, settings: &Settings) -> Result<AdmissionRe
         obj.entry("userInfo")
             .or_insert_with(|| Value::Object(Default::default()));
     }
+    if let Some(info) = workload::workload_of(request) {
+        return workload::judge(&value, info, settings);
+    }
     let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod")
         && request.pointer("/resource/resource").and_then(Value::as_str) == Some("pods");
     if !is_pod {
@@ -190,7 +194,13 @@ fn judge_pod_request(
         // DELETE and CONNECT carry nothing podmut judges; CREATE on a subresource is not a Pod change.
         _ => return Ok(response),
     };
-    Ok(respond(response, &name, &verdict, settings.enforcement))
+    Ok(respond(
+        response,
+        GroupKind::POD,
+        &name,
+        &verdict,
+        settings.enforcement,
+    ))
 }
 
 /// A request podmut does not judge: allowed with a warning, or denied, per settings.
@@ -217,9 +227,27 @@ fn unjudged(response: AdmissionResponse, what: &str, settings: &Settings) -> Adm
     }
 }
 
+/// The group and kind a denial's `Status` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GroupKind {
+    /// The API group (`""` for core).
+    pub(crate) group: &'static str,
+    /// The kind.
+    pub(crate) kind: &'static str,
+}
+
+impl GroupKind {
+    /// A core Pod.
+    pub(crate) const POD: GroupKind = GroupKind {
+        group: "",
+        kind: "Pod",
+    };
+}
+
 /// Turn a verdict into the response the API server itself would give, under `enforcement`.
 pub(crate) fn respond(
     response: AdmissionResponse,
+    kind: GroupKind,
     name: &str,
     verdict: &Verdict,
     enforcement: Enforcement,
@@ -243,7 +271,7 @@ pub(crate) fn respond(
     }
     set_warnings(&mut response, &verdict.warnings);
     response.allowed = false;
-    response.result = invalid_status("Pod", name, &verdict.errors);
+    response.result = invalid_status(kind, name, &verdict.errors);
     response
 }
 
@@ -277,7 +305,11 @@ fn set_warnings(response: &mut AdmissionResponse, warnings: &[String]) {
 }
 
 /// `apierrors.NewInvalid(...)`'s `Status`: code 422, reason Invalid, one cause per error.
-pub(crate) fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> Status {
+pub(crate) fn invalid_status(kind: GroupKind, name: &str, errors: &[FieldError]) -> Status {
+    let qualified = match kind.group {
+        "" => kind.kind.to_owned(),
+        group => format!("{}.{group}", kind.kind),
+    };
     let causes = errors
         .iter()
         .map(|e| StatusCause {
@@ -289,13 +321,13 @@ pub(crate) fn invalid_status(kind: &str, name: &str, errors: &[FieldError]) -> S
     Status {
         status: Some(StatusSummary::Failure),
         code: 422,
-        message: invalid_message(kind, name, errors),
+        message: invalid_message(&qualified, name, errors),
         metadata: None,
         reason: "Invalid".into(),
         details: Some(StatusDetails {
             name: name.into(),
-            group: String::new(),
-            kind: kind.into(),
+            group: kind.group.into(),
+            kind: kind.kind.into(),
             causes,
             uid: String::new(),
             retry_after_seconds: 0,
@@ -457,7 +489,7 @@ mod tests {
         let verdict = Verdict::from_errors("web", errors, vec!["a strategy warning".into()]);
         let mut base = AdmissionResponse::invalid("");
         base.allowed = true;
-        let r = respond(base, "web", &verdict, Enforcement::Warn);
+        let r = respond(base, GroupKind::POD, "web", &verdict, Enforcement::Warn);
         assert!(r.allowed);
         let warnings = r.warnings.unwrap();
         let total: usize = warnings.iter().map(|w| w.chars().count()).sum();

@@ -24,6 +24,7 @@ pub mod request_path;
 pub mod resource_helper;
 pub mod semantic;
 pub mod settings;
+pub mod template_pods;
 pub mod workload;
 pub mod workload_defaults;
 pub mod yaml;

@@ -213,7 +213,8 @@ pub fn get_pod_qos(pod: &Pod, settings: &Settings) -> QosClass {
         .unwrap_or_else(|| compute_pod_qos(pod, settings))
 }
 
-/// Compute the QoS class of a Pod document (JSON or YAML), as `podmut qos` does.
+/// Compute the QoS class of a Pod document (JSON or YAML), as `podmut qos` does. A workload
+/// document (a Deployment, a Job, ...) gives the class of the Pods its template makes.
 ///
 /// `apply_defaults` runs the API server's defaulting first (requests default to limits);
 /// `always_compute` ignores `status.qosClass` (upstream `ComputePodQOS` instead of `GetPodQOS`).
@@ -223,7 +224,13 @@ pub fn qos_document(
     always_compute: bool,
 ) -> Result<QosClass, crate::document::InputError> {
     let settings = Settings::default();
-    let mut pod = crate::document::parse_pod(pod, "pod", settings.max_input_bytes)?;
+    let mut pod = match crate::document::read_json_directly(pod, settings.max_input_bytes) {
+        Some(pod) => pod,
+        None => crate::template_pods::pod_or_template(
+            crate::document::parse_text(pod, "pod", settings.max_input_bytes)?,
+            "pod",
+        )?,
+    };
     if apply_defaults {
         crate::defaults::apply_pod_defaults(&mut pod, &settings);
         // What the API server's create then does to pod-level resources (1.37).
@@ -246,6 +253,24 @@ mod tests {
     fn qos(containers: &str) -> QosClass {
         let p = parse_pod(&format!("spec:\n  containers: {containers}\n"), "p", 1 << 20).unwrap();
         compute_pod_qos(&p, &Settings::default())
+    }
+
+    #[test]
+    fn a_workload_has_the_class_of_its_template() {
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: a, image: i, resources: {limits: {cpu: 1, memory: 1Gi}}}]\n";
+        assert_eq!(
+            qos_document(deployment, true, false).unwrap(),
+            QosClass::Guaranteed
+        );
+        let cron = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec:\n  schedule: '* * * * *'\n  jobTemplate: {spec: {template: {spec: {containers: [{name: a, image: i, resources: {requests: {cpu: 1}}}]}}}}\n";
+        assert_eq!(qos_document(cron, true, false).unwrap(), QosClass::Burstable);
+        let e = qos_document(
+            "apiVersion: apps/v1\nkind: Deployment\nspec: {replicas: x}\n",
+            true,
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("spec.replicas"), "{e}");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::{PodTemplate, PodTemplateSpec, ReplicationController};
+use k8s_openapi::api::core::v1::{Pod, PodTemplate, PodTemplateSpec, ReplicationController};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
@@ -120,6 +120,13 @@ pub const KINDS: [KindInfo; 8] = [
         template: &["template"],
     },
 ];
+
+impl KindInfo {
+    /// The API group (`apps` for `apps/v1`, `""` for `v1`).
+    pub fn group(&self) -> &'static str {
+        self.api_version.rsplit_once('/').map_or("", |(g, _)| g)
+    }
+}
 
 impl WorkloadKind {
     /// The kind's row of [`KINDS`].
@@ -236,6 +243,20 @@ impl Workload {
         }
     }
 
+    /// The workload as JSON (its `apiVersion` and `kind` included).
+    pub fn to_value(&self) -> serde_json::Result<Value> {
+        match self {
+            Workload::Deployment(o) => serde_json::to_value(o),
+            Workload::ReplicaSet(o) => serde_json::to_value(o),
+            Workload::StatefulSet(o) => serde_json::to_value(o),
+            Workload::DaemonSet(o) => serde_json::to_value(o),
+            Workload::Job(o) => serde_json::to_value(o),
+            Workload::CronJob(o) => serde_json::to_value(o),
+            Workload::ReplicationController(o) => serde_json::to_value(o),
+            Workload::PodTemplate(o) => serde_json::to_value(o),
+        }
+    }
+
     /// Decode a document already parsed by
     /// [`parse_checked`](crate::field_validation::parse_checked) as the workload its `kind`
     /// names, with its unknown and duplicate fields; `None` when `kind` names no workload.
@@ -254,6 +275,16 @@ impl Workload {
             }
             WorkloadKind::PodTemplate => read(checked, input, info, Workload::PodTemplate),
         })
+    }
+}
+
+/// The Pod a template makes: the template's metadata and spec, as a Pod (an absent template is an
+/// empty Pod spec, which the Pod rules then refuse where the server does).
+pub fn template_pod(t: Option<&PodTemplateSpec>) -> Pod {
+    Pod {
+        metadata: t.and_then(|t| t.metadata.clone()).unwrap_or_default(),
+        spec: Some(t.and_then(|t| t.spec.clone()).unwrap_or_default()),
+        status: None,
     }
 }
 

@@ -13,11 +13,14 @@
 //! Every error names its line and column in the whole text, and the field path where known.
 
 mod convert;
+mod emit;
 mod resolve;
 mod split;
 mod tree;
 
 use serde_json::Value;
+
+pub use emit::to_yaml;
 
 use crate::field::Path;
 

@@ -559,8 +559,29 @@ fn review_problems(doc: CheckedValue, input: &str) -> Result<Vec<FieldProblem>, 
             unknown_keys(v, &at.child(k), fields, &mut problems);
         }
     }
-    let is_pod = request.pointer("/kind/kind").and_then(Value::as_str) == Some("Pod");
-    if is_pod {
+    let kind = request.pointer("/kind/kind").and_then(Value::as_str);
+    if kind
+        .and_then(podmut_model::workload::WorkloadKind::from_name)
+        .is_some()
+    {
+        for k in ["object", "oldObject"] {
+            if let Some(v) = request.get(k).filter(|v| v.is_object()) {
+                let checked = CheckedValue {
+                    value: v.clone(),
+                    duplicates: Vec::new(),
+                };
+                // As for a Pod, a field of the wrong type is the review's to report.
+                if let Some(Ok((_, found))) = crate::workload::read_workload(checked, input) {
+                    let base = at.child(k);
+                    problems.extend(found.into_iter().map(|p| FieldProblem {
+                        path: base.join(&p.path),
+                        ..p
+                    }));
+                }
+            }
+        }
+    }
+    if kind == Some("Pod") {
         for k in ["object", "oldObject"] {
             if let Some(v) = request.get(k).filter(|v| v.is_object()) {
                 let mut v = v.clone();
@@ -605,11 +626,11 @@ mod tests {
         assert_eq!(docs[1].warnings, [r#"unknown field "spec.bogus""#]);
         assert_eq!(docs[1].display_name(), "#2");
         let docs = read(
-            r#"[{"kind":"Deployment"}]"#,
+            r#"[{"kind":"Service"}]"#,
             DocumentKind::Pod,
             FieldValidation::Ignore,
         );
-        assert!(docs[0].error.as_deref().unwrap().contains("Deployment"));
+        assert!(docs[0].error.as_deref().unwrap().contains("Service"));
         assert!(read_documents("", "in", DocumentKind::Pod, FieldValidation::Ignore, 1 << 20).is_err());
     }
 

@@ -20,6 +20,7 @@ pub mod node_admission;
 pub mod pod;
 pub mod resize;
 pub mod rest;
+pub mod rollout;
 pub mod rules;
 pub mod selector;
 pub mod status_update;

@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn prepared_names_the_dropped_fields() {
         let sent = parse_pod("spec: {containers: [{name: a, image: x}]}\n", "p", 1 << 20).unwrap();
-        let kept = parse_pod("spec: {containers: [{name: a, image: y}]}\n", "p", 1 << 20).unwrap();
+        let kept = parse_pod("spec: {containers: [{name: a, image: busybox}]}\n", "p", 1 << 20).unwrap();
         let p = Prepared::new(&sent, kept.clone(), "pods/x applies only y");
         assert_eq!(p.warnings.len(), 1);
         assert!(

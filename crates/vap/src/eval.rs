@@ -165,6 +165,7 @@ fn go_json(s: &str) -> String {
 pub(crate) fn dispatch(cel: &Cel, policies: &Policies, input: &Input, params: &[Param]) -> VapReport {
     let mut report = Report::default();
     let concrete = Concrete {
+        resource: input.resource,
         op: input.op,
         subresource: &input.subresource,
         name: &input.name,

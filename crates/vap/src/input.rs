@@ -15,10 +15,12 @@ use serde_json::{Value as Json, json};
 
 use super::VapRequest;
 use super::values::{from_json, map_of};
-use podmut_admission::coverage::Op;
+use podmut_admission::coverage::{Op, Resource};
 use podmut_model::defaults::apply_pod_defaults;
 use podmut_model::document::{self, InputError};
+use podmut_model::field_validation::CheckedValue;
 use podmut_model::settings::Settings;
+use podmut_model::workload::{KINDS, KindInfo, Workload, WorkloadKind};
 
 /// The label every namespace carries with its own name.
 pub(crate) const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -26,6 +28,8 @@ pub(crate) const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 /// One request, ready to match and evaluate.
 #[derive(Debug)]
 pub(crate) struct Input {
+    /// The resource: Pods, or a workload's.
+    pub(crate) resource: Resource<'static>,
     pub op: Op,
     pub subresource: String,
     pub name: String,
@@ -54,6 +58,92 @@ fn json_of(pod: &Pod, input: &str) -> Result<Json, InputError> {
 /// A Pod document, decoded and defaulted, back as JSON.
 fn pod_json(value: Json, input: &str, settings: &Settings) -> Result<Json, InputError> {
     json_of(&pod_of(value, input, settings)?, input)
+}
+
+/// What the request is about: a Pod, or a workload kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Pod,
+    Workload(&'static KindInfo),
+}
+
+impl Target {
+    /// The target a document's `kind` names (anything but a workload is read as a Pod).
+    fn of(value: &Json) -> Target {
+        WorkloadKind::of_value(value).map_or(Target::Pod, |k| Target::Workload(k.info()))
+    }
+
+    /// The target a review's `request.resource` names, when podmut evaluates policies on it.
+    fn of_resource(group: &str, resource: &str) -> Option<Target> {
+        if group.is_empty() && resource == "pods" {
+            return Some(Target::Pod);
+        }
+        KINDS
+            .iter()
+            .find(|k| k.resource == resource && k.group() == group)
+            .map(Target::Workload)
+    }
+
+    fn resource(self) -> Resource<'static> {
+        match self {
+            Target::Pod => Resource::POD,
+            Target::Workload(k) => Resource {
+                group: k.group(),
+                version: "v1",
+                resource: k.resource,
+            },
+        }
+    }
+
+    fn kind(self) -> &'static str {
+        match self {
+            Target::Pod => "Pod",
+            Target::Workload(k) => k.name,
+        }
+    }
+
+    /// The object as validating admission sees it: decoded (unknown fields dropped) and
+    /// defaulted, as JSON.
+    fn object(self, value: Json, input: &str, settings: &Settings) -> Result<Json, InputError> {
+        match self {
+            Target::Pod => pod_json(value, input, settings),
+            Target::Workload(info) => workload_of(value, input, info)?
+                .to_value()
+                .map_err(|e| InputError::malformed(input, e.to_string())),
+        }
+    }
+}
+
+/// A workload document of kind `info`, decoded and defaulted.
+fn workload_of(value: Json, input: &str, info: &KindInfo) -> Result<Workload, InputError> {
+    let checked = CheckedValue {
+        value,
+        duplicates: Vec::new(),
+    };
+    let mut w = match Workload::validate_value(checked, input) {
+        Some(read) => read?.object,
+        None => return Err(InputError::wrong_kind(input, format!("expected a {}", info.name))),
+    };
+    if w.kind() != info.kind {
+        return Err(InputError::wrong_kind(
+            input,
+            format!("expected a {}, found a {}", info.name, w.kind().info().name),
+        ));
+    }
+    podmut_model::workload_defaults::apply_workload_defaults(&mut w);
+    Ok(w)
+}
+
+/// A workload update's `object`: the sent object with the stored status (every workload
+/// strategy's `PrepareForUpdate` keeps the status on the main resource).
+fn prepared_workload(mut new: Json, old: &Json) -> Json {
+    if let Some(n) = new.as_object_mut() {
+        match old.get("status") {
+            Some(st) => n.insert("status".to_owned(), st.clone()),
+            None => n.remove("status"),
+        };
+    }
+    new
 }
 
 /// The Pod validating admission sees for an update sent as `new` on `subresource`: the path's
@@ -95,7 +185,7 @@ impl Input {
     pub(crate) fn build(req: &VapRequest) -> Result<Input, InputError> {
         let settings = Settings::default();
         let limit = settings.max_input_bytes;
-        let (op, subresource, object, old, review_request) = if let Some(review) = &req.review {
+        let (target, op, subresource, object, old, review_request) = if let Some(review) = &req.review {
             let v = document::parse_text(review, "admission-review", limit)?;
             let Some(r) = v.get("request").cloned() else {
                 return Err(InputError::wrong_kind(
@@ -104,14 +194,14 @@ impl Input {
                 ));
             };
             let resource = text_at(&r, "/resource/resource");
-            if resource != "pods" || !text_at(&r, "/resource/group").is_empty() {
+            let Some(target) = Target::of_resource(text_at(&r, "/resource/group"), resource) else {
                 return Err(InputError::wrong_kind(
                     "admission-review",
                     format!(
-                        "request.resource: {resource:?}: podmut evaluates policies on Pods (resource \"pods\", group \"\")"
+                        "request.resource: {resource:?}: podmut evaluates policies on Pods (resource \"pods\", group \"\") and workloads (deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, replicationcontrollers, podtemplates)"
                     ),
                 ));
-            }
+            };
             let op_name = text_at(&r, "/operation");
             let op = Op::parse(op_name).ok_or_else(|| {
                 InputError::malformed(
@@ -119,15 +209,15 @@ impl Input {
                     format!("request.operation: Unsupported value: {op_name:?}: supported values: \"CREATE\", \"UPDATE\", \"DELETE\", \"CONNECT\""),
                 )
             })?;
-            let pod = |key: &str| -> Result<Option<Json>, InputError> {
+            let object_at = |key: &str| -> Result<Option<Json>, InputError> {
                 match r.get(key) {
                     None | Some(Json::Null) => Ok(None),
-                    Some(p) => pod_json(p.clone(), "admission-review", &settings).map(Some),
+                    Some(p) => target.object(p.clone(), "admission-review", &settings).map(Some),
                 }
             };
-            let (object, old) = (pod("object")?, pod("oldObject")?);
+            let (object, old) = (object_at("object")?, object_at("oldObject")?);
             let sub = text_at(&r, "/subResource").to_owned();
-            (op, sub, object, old, Some(r))
+            (target, op, sub, object, old, Some(r))
         } else {
             let Some(new) = &req.object else {
                 return Err(InputError::malformed(
@@ -135,27 +225,34 @@ impl Input {
                     "Required value: the Pod after the change (or an AdmissionReview)",
                 ));
             };
-            let read = |text: &str, input: &str| -> Result<Pod, InputError> {
-                pod_of(document::parse_text(text, input, limit)?, input, &settings)
-            };
-            let object = read(new, "new-pod")?;
-            let old = req
-                .old_object
-                .as_deref()
-                .map(|t| read(t, "old-pod"))
-                .transpose()?;
-            let (op, object) = match &old {
-                Some(o) => (Op::Update, prepared(&req.subresource, object, o, &settings)),
-                None => (Op::Create, object),
-            };
-            let old = old.map(|o| json_of(&o, "old-pod")).transpose()?;
-            (
-                op,
-                req.subresource.clone(),
-                Some(json_of(&object, "new-pod")?),
-                old,
-                None,
-            )
+            let new = document::parse_text(new, "new-pod", limit)?;
+            if let Target::Workload(info) = Target::of(&new) {
+                let (op, object, old) = workload_change(req, new, info, &settings)?;
+                (Target::Workload(info), op, String::new(), Some(object), old, None)
+            } else {
+                let read = |text: &str, input: &str| -> Result<Pod, InputError> {
+                    pod_of(document::parse_text(text, input, limit)?, input, &settings)
+                };
+                let object = pod_of(new, "new-pod", &settings)?;
+                let old = req
+                    .old_object
+                    .as_deref()
+                    .map(|t| read(t, "old-pod"))
+                    .transpose()?;
+                let (op, object) = match &old {
+                    Some(o) => (Op::Update, prepared(&req.subresource, object, o, &settings)),
+                    None => (Op::Create, object),
+                };
+                let old = old.map(|o| json_of(&o, "old-pod")).transpose()?;
+                (
+                    Target::Pod,
+                    op,
+                    req.subresource.clone(),
+                    Some(json_of(&object, "new-pod")?),
+                    old,
+                    None,
+                )
+            }
         };
         let either = object.as_ref().or(old.as_ref());
         let meta = |p: &str| either.map(|o| text_at(o, p).to_owned()).unwrap_or_default();
@@ -182,7 +279,7 @@ impl Input {
                 }
                 r
             }
-            None => synthetic_request(op, &subresource, &name, &namespace, req.user.as_deref()),
+            None => synthetic_request(target, op, &subresource, &name, &namespace, req.user.as_deref()),
         };
         let namespace_object = map_of(vec![
             ("apiVersion".into(), from_json(&json!("v1"))),
@@ -193,6 +290,7 @@ impl Input {
             ),
         ]);
         Ok(Input {
+            resource: target.resource(),
             op,
             subresource,
             name,
@@ -210,8 +308,40 @@ impl Input {
     }
 }
 
-/// The `request` variable for a Pod change given as old/new Pods.
-fn synthetic_request(op: Op, subresource: &str, name: &str, namespace: &str, user: Option<&str>) -> Json {
+/// A workload create or update given as documents: the operation, `object` and `oldObject`.
+fn workload_change(
+    req: &VapRequest,
+    new: Json,
+    info: &'static KindInfo,
+    settings: &Settings,
+) -> Result<(Op, Json, Option<Json>), InputError> {
+    if !req.subresource.is_empty() {
+        return Err(InputError::wrong_kind(
+            "new-pod",
+            format!(
+                "a {} has no {:?} subresource podmut evaluates",
+                info.name, req.subresource
+            ),
+        ));
+    }
+    let object = Target::Workload(info).object(new, "new-pod", settings)?;
+    let Some(old) = &req.old_object else {
+        return Ok((Op::Create, object, None));
+    };
+    let old = document::parse_text(old, "old-pod", settings.max_input_bytes)?;
+    let old = Target::Workload(info).object(old, "old-pod", settings)?;
+    Ok((Op::Update, prepared_workload(object, &old), Some(old)))
+}
+
+/// The `request` variable for a change given as old/new objects.
+fn synthetic_request(
+    target: Target,
+    op: Op,
+    subresource: &str,
+    name: &str,
+    namespace: &str,
+    user: Option<&str>,
+) -> Json {
     let options_kind = match op {
         Op::Create => "CreateOptions",
         Op::Update => "UpdateOptions",
@@ -219,12 +349,15 @@ fn synthetic_request(op: Op, subresource: &str, name: &str, namespace: &str, use
         Op::Connect => "",
     };
     let user_info = user.map_or_else(|| json!({}), |u| json!({"username": u}));
+    let r = target.resource();
+    let kind = json!({"group": r.group, "version": r.version, "kind": target.kind()});
+    let resource = json!({"group": r.group, "version": r.version, "resource": r.resource});
     json!({
-        "kind": {"group": "", "version": "v1", "kind": "Pod"},
-        "resource": {"group": "", "version": "v1", "resource": "pods"},
+        "kind": kind,
+        "resource": resource,
         "subResource": subresource,
-        "requestKind": {"group": "", "version": "v1", "kind": "Pod"},
-        "requestResource": {"group": "", "version": "v1", "resource": "pods"},
+        "requestKind": kind,
+        "requestResource": resource,
         "requestSubResource": subresource,
         "name": name,
         "namespace": namespace,

@@ -274,3 +274,91 @@ fn a_wrong_request_field_is_a_compile_error() {
         Err(e)
     );
 }
+
+const TEMPLATE_POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-latest}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))"
+    message: images are pinned
+  - expression: "object.spec.replicas <= 5 && object.spec.revisionHistoryLimit == 10"
+    message: at most five replicas
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-latest}
+spec: {policyName: no-latest, validationActions: [Deny]}
+"#;
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: a, image: IMAGE}]\n";
+
+fn deployment(image: &str) -> String {
+    DEPLOYMENT.replace("IMAGE", image)
+}
+
+#[test]
+fn a_policy_on_deployments_sees_the_defaulted_deployment() {
+    let r = |new: String, old: Option<String>| {
+        vap_evaluate(&VapRequest {
+            policies: vec![TEMPLATE_POLICY.to_owned()],
+            object: Some(new),
+            old_object: old,
+            ..VapRequest::default()
+        })
+        .unwrap()
+    };
+    // The defaulted `replicas: 1` and `revisionHistoryLimit: 10` are there, as in a cluster.
+    let ok = r(deployment("nginx:1.27"), None);
+    assert!(ok.allowed, "{ok:#?}");
+    assert_eq!(ok.evaluations.len(), 1, "{ok:#?}");
+    let denied = r(deployment("nginx:latest"), Some(deployment("nginx:1.27")));
+    assert!(!denied.allowed, "{denied:#?}");
+    assert_eq!(denied.decisions[0].message, "images are pinned");
+}
+
+#[test]
+fn a_policy_on_deployments_does_not_match_a_pod_and_a_pod_policy_not_a_deployment() {
+    let on_pod = vap_evaluate(&VapRequest {
+        policies: vec![TEMPLATE_POLICY.to_owned()],
+        object: Some(POD.to_owned()),
+        ..VapRequest::default()
+    })
+    .unwrap();
+    assert!(on_pod.allowed && on_pod.decisions.is_empty(), "{on_pod:#?}");
+    assert!(
+        on_pod.evaluations[0].detail.contains("matches CREATE pods"),
+        "{on_pod:#?}"
+    );
+    let pod_policy = vap_evaluate(&VapRequest {
+        policies: vec![POD_INTENT.to_owned()],
+        object: Some(deployment("nginx")),
+        ..VapRequest::default()
+    })
+    .unwrap();
+    assert!(pod_policy.decisions.is_empty(), "{pod_policy:#?}");
+    assert!(
+        pod_policy
+            .evaluations
+            .iter()
+            .all(|e| e.detail.contains("deployments")),
+        "{pod_policy:#?}"
+    );
+}
+
+#[test]
+fn a_deployment_review_names_its_resource_and_a_wrong_subresource_is_refused() {
+    let e = vap_evaluate(&VapRequest {
+        policies: vec![TEMPLATE_POLICY.to_owned()],
+        object: Some(deployment("nginx")),
+        subresource: "resize".to_owned(),
+        ..VapRequest::default()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("Deployment has no \"resize\""), "{e}");
+}

@@ -12,7 +12,7 @@ use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
 use crate::error::CallError;
 use crate::output::{parse_subresource, to_json_string, to_yaml_string, verdict_json, verdict_text};
 use crate::runtime::Runtime;
-use crate::types::{Document, DocumentKind, PatchType, Subresource, Verdict};
+use crate::types::{Document, DocumentKind, PatchType, RolloutReport, Subresource, Verdict};
 
 /// Arguments of `podmut check`.
 #[derive(Debug, Args)]
@@ -150,8 +150,7 @@ pub(crate) fn settings_document(
     let (mut doc, source) = match file {
         Some(path) => {
             let text = read_input(path, "--settings")?;
-            let v: Value = serde_yaml_ng::from_str(&text)
-                .map_err(|e| Failure::input(format!("{}: invalid YAML: {e}", path.display())))?;
+            let v: Value = super::inputs::yaml_value(&text, &path.display().to_string())?;
             (v, path.display().to_string())
         }
         None => (Value::Object(Map::new()), "--feature-gates".to_owned()),
@@ -212,9 +211,7 @@ pub(super) fn read_nodes(files: &[PathBuf]) -> Result<Vec<Value>, Failure> {
     let mut nodes = Vec::new();
     for path in files {
         let text = read_input(path, "--node")?;
-        for doc in serde_yaml_ng::Deserializer::from_str(&text) {
-            let v = <Value as serde::Deserialize>::deserialize(doc)
-                .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())))?;
+        for v in super::inputs::yaml_values(&text, &path.display().to_string())? {
             match v.get("kind").and_then(Value::as_str) {
                 Some("Node") => nodes.push(v),
                 Some("NodeList" | "List") => nodes.extend(
@@ -292,9 +289,16 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;
+    let mut pair_texts = None;
     let (jobs, single, mut judged) = match (&a.new, &a.old) {
         (Some(path), _) => {
-            let ReadPair { old, new, verdict } = read_pair(&runtime, a, path, &settings)?;
+            let ReadPair {
+                old,
+                new,
+                verdict,
+                texts,
+            } = read_pair(&runtime, a, path, &settings)?;
+            pair_texts = texts;
             let single = new.docs.len() == 1 && old.as_ref().is_none_or(|o| o.docs.len() == 1);
             (pair(old, &new, single), single, verdict)
         }
@@ -340,7 +344,13 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     }
     let show_new = a.show_new && (a.patch.is_some() || a.patch_file.is_some());
     if single && let Some((job, outcome)) = results.pop() {
-        return single_output(a.output, &job, outcome, show_new);
+        let rollout = match (&outcome, &pair_texts) {
+            (Outcome::Judged { verdict, .. }, Some((old, new))) if verdict.allowed => {
+                super::rollout::report(&runtime, old, new, &settings, &files)?
+            }
+            _ => None,
+        };
+        return single_output(a.output, &job, outcome, show_new, rollout.as_ref());
     }
     items_output(a.output, &results, show_new);
     Ok(results.iter().map(|(_, o)| o.exit_code()).max().unwrap_or(0))
@@ -384,6 +394,7 @@ fn read_pair(runtime: &Runtime, a: &CheckArgs, new_path: &Path, settings: &str) 
             a.validate,
         )?;
         return Ok(ReadPair {
+            texts: old_text.map(|o| (o, new_text)),
             old,
             new,
             verdict: None,
@@ -404,6 +415,7 @@ fn read_pair(runtime: &Runtime, a: &CheckArgs, new_path: &Path, settings: &str) 
             docs: checked.new,
         },
         verdict: checked.verdict.map(|v| v.map_err(CallError::Input)),
+        texts: old_text.map(|o| (o, new_text)),
     })
 }
 
@@ -413,6 +425,8 @@ struct ReadPair {
     new: ReadFile,
     /// `check` of the one Pod of each file (`documents.read-and-check` judged them).
     verdict: Option<Result<Verdict, CallError>>,
+    /// The texts of --old and --new, when --old was given (for the rollout report).
+    texts: Option<(String, String)>,
 }
 
 /// What every job of one `podmut check` is judged under.
@@ -679,7 +693,13 @@ pub(super) fn verdict_value(
     v
 }
 
-fn single_output(format: OutputFormat, job: &Job, outcome: Outcome, show_new: bool) -> Result<u8, Failure> {
+fn single_output(
+    format: OutputFormat,
+    job: &Job,
+    outcome: Outcome,
+    show_new: bool,
+    rollout: Option<&RolloutReport>,
+) -> Result<u8, Failure> {
     let code = outcome.exit_code();
     match outcome {
         Outcome::Failed(e) => Err(Failure::input(e)),
@@ -687,24 +707,26 @@ fn single_output(format: OutputFormat, job: &Job, outcome: Outcome, show_new: bo
             match format {
                 OutputFormat::Text => {
                     emit(&verdict_text(&verdict));
+                    if let Some(r) = rollout {
+                        emit(&super::rollout::text(r));
+                    }
                     if show_new && let Some(new) = &job.new {
                         emit(&format!("# the patched Pod:\n{}", pod_yaml(new)));
                     }
                     print_warnings(&verdict.warnings);
                     print_warnings(&warnings);
                 }
-                OutputFormat::Json => emit(&to_json_string(&verdict_value(
-                    &verdict,
-                    &warnings,
-                    job.new.as_deref(),
-                    show_new,
-                ))),
-                OutputFormat::Yaml => emit(&to_yaml_string(&verdict_value(
-                    &verdict,
-                    &warnings,
-                    job.new.as_deref(),
-                    show_new,
-                ))),
+                OutputFormat::Json | OutputFormat::Yaml => {
+                    let mut v = verdict_value(&verdict, &warnings, job.new.as_deref(), show_new);
+                    if let (Some(r), Some(o)) = (rollout, v.as_object_mut()) {
+                        o.insert("rollout".into(), super::rollout::json(r));
+                    }
+                    if format == OutputFormat::Json {
+                        emit(&to_json_string(&v));
+                    } else {
+                        emit(&to_yaml_string(&v));
+                    }
+                }
             }
             Ok(code)
         }

@@ -159,3 +159,17 @@ pub(crate) fn read_optional(
     warnings.extend(w);
     Ok(Some(doc.json))
 }
+
+/// One JSON or YAML document (`name` in errors) read as kubectl reads it, the way the component
+/// reads its inputs (YAML 1.1: `yes` is true, `0644` is octal); empty text is null.
+pub(crate) fn yaml_value(text: &str, name: &str) -> Result<serde_json::Value, Failure> {
+    podmut_model::document::parse_text(text, name, u64::MAX)
+        .map_err(|e| Failure::input(format!("{name}: {}", e.message())))
+}
+
+/// The objects of a JSON or YAML stream (several documents, a JSON array or a `List`), read as
+/// [`yaml_value`] reads one.
+pub(crate) fn yaml_values(text: &str, name: &str) -> Result<Vec<serde_json::Value>, Failure> {
+    podmut_model::document::parse_stream(text, name, u64::MAX)
+        .map_err(|e| Failure::input(format!("{name}: {}", e.message())))
+}

@@ -352,8 +352,7 @@ async fn dry_run(a: &CheckArgs, fetched: &Fetched, given: &Given, job: &Job) -> 
 
 /// The patch as kubectl sends it: JSON (a YAML patch converted), with the `--type` content type.
 fn server_patch(kind: PatchKind, text: &str, name: &str) -> Result<Patch<Value>, Failure> {
-    let value: Value = serde_yaml_ng::from_str(text)
-        .map_err(|e| Failure::input(format!("{name}: not JSON or YAML: {e}")))?;
+    let value: Value = super::inputs::yaml_value(text, name)?;
     Ok(match kind {
         PatchKind::Strategic => Patch::Strategic(value),
         PatchKind::Merge => Patch::Merge(value),

@@ -121,8 +121,7 @@ fn with_version(text: String, version: Option<&str>, what: &str) -> Result<Strin
     let Some(v) = version else {
         return Ok(text);
     };
-    let mut doc: Value = serde_yaml_ng::from_str(&text)
-        .map_err(|e| Failure::input(format!("{what}: invalid YAML/JSON: {e}")))?;
+    let mut doc: Value = super::inputs::yaml_value(&text, what)?;
     let Value::Object(obj) = &mut doc else {
         return Err(Failure::input(format!("{what}: a request is a mapping")));
     };
@@ -149,8 +148,7 @@ fn read_document(
     let Some(kind) = kind else {
         // podmut's own documents (nodeConfig, settings): the judging function checks their keys.
         let text = read_input(path, flag)?;
-        return serde_yaml_ng::from_str(&text)
-            .map_err(|e| Failure::input(format!("{}: invalid YAML/JSON: {e}", path.display())));
+        return super::inputs::yaml_value(&text, &path.display().to_string());
     };
     let (doc, w) = read_file(runtime, path, flag, flag, kind, validate)?.single()?;
     warnings.extend(w);
@@ -333,8 +331,7 @@ fn settings_value(text: &str) -> Result<Value, Failure> {
     let v: Value = if text.trim().is_empty() {
         Value::Null
     } else {
-        serde_yaml_ng::from_str(text)
-            .map_err(|e| Failure::input(format!("--settings: invalid YAML/JSON: {e}")))?
+        super::inputs::yaml_value(text, "--settings")?
     };
     Ok(if v.is_null() { Value::Object(Map::new()) } else { v })
 }

@@ -265,15 +265,33 @@ pub(crate) fn run(a: &PlanArgs) -> Result<u8, Failure> {
     if vap.denies() {
         skip_node_side(&mut plan);
     }
+    let rollout = if plan.admission.allowed {
+        let files = [("settings", settings_source)];
+        super::rollout::report(&runtime, &old, &new, &settings, &files)?
+    } else {
+        None
+    };
     let applies = applies(&plan, &vap);
     match a.output {
         OutputFormat::Text => {
             emit(&plan_text(&plan, &vap, a.subresource));
+            if let Some(r) = &rollout {
+                emit(&format!("Pods: {}", super::rollout::text(r)));
+            }
             print_warnings(&plan.admission.warnings);
             print_warnings(&warnings);
         }
-        OutputFormat::Json => emit(&to_json_string(&plan_json(&plan, &vap, &warnings))),
-        OutputFormat::Yaml => emit(&to_yaml_string(&plan_json(&plan, &vap, &warnings))),
+        OutputFormat::Json | OutputFormat::Yaml => {
+            let mut v = plan_json(&plan, &vap, &warnings);
+            if let (Some(r), Some(o)) = (&rollout, v.as_object_mut()) {
+                o.insert("rollout".into(), super::rollout::json(r));
+            }
+            if a.output == OutputFormat::Json {
+                emit(&to_json_string(&v));
+            } else {
+                emit(&to_yaml_string(&v));
+            }
+        }
     }
     Ok(if applies { 0 } else { 1 })
 }

@@ -88,8 +88,7 @@ pub(crate) fn run(a: &ReviewArgs) -> Result<u8, Failure> {
 
 /// `--server`: POST the review (YAML is sent as JSON, like kubectl does) and print the answer.
 fn send(a: &ReviewArgs, url: &str, text: &str) -> Result<u8, Failure> {
-    let review: Value = serde_yaml_ng::from_str(text)
-        .map_err(|e| Failure::input(format!("{}: not JSON or YAML: {e}", a.file.display())))?;
+    let review: Value = super::inputs::yaml_value(text, &a.file.display().to_string())?;
     let body =
         serde_json::to_vec(&review).map_err(|e| Failure::input(format!("{}: {e}", a.file.display())))?;
     let server =

@@ -30,7 +30,8 @@ pub(crate) fn run(a: &VersionArgs) -> Result<u8, Failure> {
         OutputFormat::Json => serde_json::to_string_pretty(&BUILD)
             .map(|s| s + "\n")
             .map_err(|e| Failure::internal(format!("cannot encode the version: {e}")))?,
-        OutputFormat::Yaml => serde_yaml_ng::to_string(&BUILD)
+        OutputFormat::Yaml => serde_json::to_value(BUILD)
+            .map(|v| crate::output::to_yaml_string(&v))
             .map_err(|e| Failure::internal(format!("cannot encode the version: {e}")))?,
     };
     emit(&text);

@@ -95,7 +95,7 @@ fn duplicate_fields_and_every_reading_command_validates() {
     }
     let (_n, node) = file(
         "node.yaml",
-        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '4', memory: 8Gi}, capacty: {}}\n",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Gi}, capacty: {}}\n",
     );
     let (_p, pod) = file(
         "pod.yaml",

@@ -138,7 +138,7 @@ fn allocate_retry_order() {
 fn allocate_bad_input_exits_2_naming_file_and_field() {
     let no_alloc = scratch(
         "node-no-allocatable.yaml",
-        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
     );
     let o = run(&[
         "allocate",

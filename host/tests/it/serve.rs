@@ -56,7 +56,7 @@ fn serve_answers_over_https_and_drains_on_sigterm() {
 
     // The same review through `podmut review --server`, as YAML (sent as JSON): same answer, exit 1.
     let file = dir.path().join("review.yaml");
-    std::fs::write(&file, serde_yaml_ng::to_string(&review).unwrap()).unwrap();
+    std::fs::write(&file, podmut_core::to_yaml(&review)).unwrap();
     let o = podmut()
         .args(["review", "--server", &format!("https://{addr}"), "--ca"])
         .arg(&ca)

@@ -184,10 +184,20 @@ pub fn seeds_from_case(area: &str, case: &Value) -> Vec<(Target, Seed)> {
 
 /// An AdmissionReview for a Pod change (UPDATE with an old Pod, else CREATE).
 pub fn admission_review(old: Option<&Value>, new: &Value, sub: &str) -> Value {
+    // A workload's review names its kind and resource (`apps/v1`, `deployments`); anything else is
+    // sent as a Pod.
+    let workload = new
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(|k| podmut_core::WORKLOAD_KINDS.iter().find(|i| i.name == k));
+    let (group, kind, resource) = match workload {
+        Some(i) => (i.group(), i.name, i.resource),
+        None => ("", "Pod", "pods"),
+    };
     let mut request = json!({
         "uid": "00000000-0000-0000-0000-00000000f022",
-        "kind": {"group": "", "version": "v1", "kind": "Pod"},
-        "resource": {"group": "", "version": "v1", "resource": "pods"},
+        "kind": {"group": group, "version": "v1", "kind": kind},
+        "resource": {"group": group, "version": "v1", "resource": resource},
         "name": new.pointer("/metadata/name").cloned().unwrap_or(json!("fuzz")),
         "namespace": "default",
         "operation": if old.is_some() { "UPDATE" } else { "CREATE" },

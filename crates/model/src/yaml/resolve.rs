@@ -65,6 +65,12 @@ pub(super) fn scalar(text: &str, plain: bool, tag: Option<&str>) -> Result<Scala
     }
 }
 
+/// Whether goyaml.v2 reads the plain scalar `text` as the string `text` (not a null, boolean or
+/// number).
+pub(super) fn plain_is_string(text: &str) -> bool {
+    matches!(untagged(text).1, Scalar::Str(_))
+}
+
 /// goyaml.v2's `resolve("", text)`: the tag found and the value.
 fn untagged(text: &str) -> (&'static str, Scalar) {
     const NULL: &str = "tag:yaml.org,2002:null";

@@ -221,7 +221,7 @@ mod tests {
 
     fn pod(annotations: &str) -> Pod {
         parse_pod(
-            &format!("metadata: {{name: p, annotations: {annotations}}}\nspec: {{nodeName: n, containers: [{{name: app}}]}}\n"),
+            &format!("metadata: {{name: p, annotations: {annotations}}}\nspec: {{nodeName: node1, containers: [{{name: app}}]}}\n"),
             "p",
             1 << 20,
         )

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
+use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use crate::pod::PodValidationOptions;
@@ -19,13 +19,7 @@ use podmut_model::gojson::Ty;
 use podmut_model::workload::{Workload, WorkloadKind};
 
 /// The Pod a template makes (its metadata and spec), as the shared Pod rules read it.
-pub(crate) fn template_pod(t: Option<&PodTemplateSpec>) -> Pod {
-    Pod {
-        metadata: t.and_then(|t| t.metadata.clone()).unwrap_or_default(),
-        spec: Some(t.and_then(|t| t.spec.clone()).unwrap_or_default()),
-        status: None,
-    }
-}
+pub(crate) use podmut_model::workload::template_pod;
 
 /// A template's labels as upstream prints them (`map[string]string{...}`).
 fn labels_value(labels: Option<&BTreeMap<String, String>>) -> BadValue {
