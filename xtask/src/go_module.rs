@@ -13,6 +13,8 @@ pub(crate) enum Pin {
     Kubernetes(u32, u32),
     /// `etcd v3.6.17`.
     Etcd(String),
+    /// `helm v4.3.2`: the Helm CLI the chart's tests run.
+    Helm(String),
 }
 
 /// The pin file.
@@ -44,6 +46,7 @@ pub(crate) fn pins() -> Result<Vec<Pin>> {
                 ));
             }
             ["etcd", v] => out.push(Pin::Etcd((*v).to_owned())),
+            ["helm", v] if v.starts_with("v4.") => out.push(Pin::Helm((*v).to_owned())),
             _ => return Err(bad()),
         }
     }
