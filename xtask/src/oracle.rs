@@ -67,7 +67,11 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
         match pin {
             Pin::Etcd(v) => {
                 let out = bin_dir.join(format!("etcd-{v}"));
-                if reports(&out, &["--version"], &format!("etcd Version: {}", v.trim_start_matches('v'))) {
+                if reports(
+                    &out,
+                    &["--version"],
+                    &format!("etcd Version: {}", v.trim_start_matches('v')),
+                ) {
                     continue;
                 }
                 step(&format!("oracle: build etcd {v}"), || build_etcd(v, &out))?;

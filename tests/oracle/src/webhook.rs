@@ -45,7 +45,10 @@ pub fn kubectl_binary() -> Result<PathBuf, OracleError> {
         return if runs(&k) {
             Ok(k)
         } else {
-            Err(OracleError::Start(format!("$KUBECTL {} does not run", k.display())))
+            Err(OracleError::Start(format!(
+                "$KUBECTL {} does not run",
+                k.display()
+            )))
         };
     }
     let on_path = PathBuf::from("kubectl");
@@ -54,7 +57,11 @@ pub fn kubectl_binary() -> Result<PathBuf, OracleError> {
     }
     let built = crate::releases::Pins::load()
         .ok()
-        .map(|p| crate::releases::cache_dir().join("bin").join(format!("kubectl-{}", p.newest())))
+        .map(|p| {
+            crate::releases::cache_dir()
+                .join("bin")
+                .join(format!("kubectl-{}", p.newest()))
+        })
         .filter(|k| runs(k));
     built.ok_or_else(|| {
         OracleError::Start(
