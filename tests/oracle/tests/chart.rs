@@ -6,6 +6,8 @@
 //!   Secret;
 //! - `chart/defaults`: the default rendering has the expected objects, names, labels, webhook rules
 //!   and settings;
+//! - `chart/fail-closed-coverage`: the webhook covers `pods/dynamic` as KEP-5972 requires (`podmut
+//!   coverage`'s check), whatever the selectors and operations;
 //! - `chart/values/*`: each value set (a provided Secret, an existing issuer, the PDB and the HPA,
 //!   enforcement and settings, the namespace selector and failurePolicy, ...) shows in the objects;
 //! - `chart/schema-refuses/*`: values.schema.json refuses bad values (`helm template` fails and
@@ -246,9 +248,10 @@ fn main() -> std::process::ExitCode {
     let server_needs = Prerequisites::new(server_missing.err());
 
     let mut trials: Vec<Trial> = Vec::new();
-    let simple: [(&str, &Prerequisites, Case); 5] = [
+    let simple: [(&str, &Prerequisites, Case); 6] = [
         ("chart/lint", &helm_needs, lint),
         ("chart/defaults", &helm_needs, defaults),
+        ("chart/fail-closed-coverage", &helm_needs, fail_closed_coverage),
         ("chart/matches-kustomize", &kubectl_needs, matches_kustomize),
         ("chart/server-dry-run", &server_needs, server_dry_run),
         ("chart/install-upgrade", &server_needs, install_upgrade),
@@ -430,6 +433,32 @@ fn defaults() -> Result<(), String> {
         &cert["spec"]["dnsNames"][0],
         &json!("guard-podmut-webhook.ops.svc"),
     )?;
+    Ok(())
+}
+
+/// KEP-5972 rejects `pods/dynamic` requests while a webhook intercepts Pod updates but not
+/// `pods/dynamic`: with every selector and operation set, the chart's webhook covers it
+/// (`podmut coverage`'s check, on the rendered objects).
+fn fail_closed_coverage() -> Result<(), String> {
+    for values in [
+        "",
+        "webhook:\n  operations: [CREATE, UPDATE]\n",
+        "webhook:\n  namespaceSelector:\n    matchLabels: {podmut.io/judged: \"true\"}\n  objectSelector:\n    matchLabels: {podmut.io/judged: \"true\"}\n",
+    ] {
+        let objects = render("podmut", "podmut-system", values)?;
+        let vwc = find(&objects, "ValidatingWebhookConfiguration", "podmut")?;
+        let report = podmut_core::coverage(&vwc.to_string(), &podmut_core::CoverageScope::default())
+            .map_err(|x| format!("coverage: {x:?}"))?;
+        let fine = report.dynamic_allowed
+            && report.handlers.len() == 1
+            && report
+                .handlers
+                .iter()
+                .all(|h| h.intercepts_pods && h.intercepts_dynamic && !h.blocks_dynamic);
+        if !fine {
+            return Err(format!("with values\n{values}the coverage report is {report:?}"));
+        }
+    }
     Ok(())
 }
 
