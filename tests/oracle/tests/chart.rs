@@ -633,7 +633,7 @@ fn bad_values() -> Vec<(&'static str, &'static str, &'static str)> {
         (
             "enforcement-in-settings",
             "settings:\n  enforcement: warn\n",
-            "'/settings'",
+            "'enforcement' not allowed",
         ),
         (
             "unknown-setting",
