@@ -13,6 +13,8 @@ pub(crate) enum Pin {
     Kubernetes(u32, u32),
     /// `etcd v3.6.17`.
     Etcd(String),
+    /// `helm v4.3.2`: the Helm CLI the chart's tests run.
+    Helm(String),
 }
 
 /// The pin file.
@@ -24,6 +26,11 @@ fn pins_file() -> PathBuf {
 pub(crate) fn pins() -> Result<Vec<Pin>> {
     let path = pins_file();
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_pins(&text, &path)
+}
+
+/// The pins in `text`, the contents of `path`.
+fn parse_pins(text: &str, path: &Path) -> Result<Vec<Pin>> {
     let mut out = Vec::new();
     for line in text.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') {
@@ -44,6 +51,7 @@ pub(crate) fn pins() -> Result<Vec<Pin>> {
                 ));
             }
             ["etcd", v] => out.push(Pin::Etcd((*v).to_owned())),
+            ["helm", v] if v.starts_with("v4.") => out.push(Pin::Helm((*v).to_owned())),
             _ => return Err(bad()),
         }
     }
@@ -138,6 +146,22 @@ mod tests {
     fn staging_modules_are_those_at_v0_0_0() {
         let go_mod = "require (\n\tk8s.io/api v0.0.0\n\tk8s.io/utils v0.0.0-2025\n\tgithub.com/x/y v0.0.0\n\tk8s.io/client-go v0.0.0 // indirect\n)\n";
         assert_eq!(staging_modules(go_mod), ["k8s.io/api", "k8s.io/client-go"]);
+    }
+
+    #[test]
+    fn pins_name_kubernetes_etcd_and_helm() {
+        let path = Path::new("releases.txt");
+        let pins = parse_pins("# c\nkubernetes v1.37.2\netcd v3.6.17\nhelm v4.3.2\n", path);
+        assert_eq!(
+            pins,
+            Ok(vec![
+                Pin::Kubernetes(37, 2),
+                Pin::Etcd("v3.6.17".into()),
+                Pin::Helm("v4.3.2".into())
+            ])
+        );
+        assert!(parse_pins("helm 4.3.2\n", path).is_err());
+        assert!(parse_pins("helm v3.19.0\n", path).is_err());
     }
 
     #[test]

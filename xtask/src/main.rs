@@ -20,7 +20,8 @@
 //! - `bless`        rewrite conformance expectations from the native results
 //! - `cycles`       check that no crate has an import cycle between its modules
 //! - `oracle`       the real control planes podmut is judged by: `build` (kube-apiserver and etcd
-//!   of each pinned release, from the Go module proxy), `start`/`stop` one on loopback, `test`,
+//!   of each pinned release, and the Helm CLI the chart's tests run, from the Go module proxy),
+//!   `start`/`stop` one on loopback, `test`,
 //!   `layouts` (the internal Pod types' Go layout podmut renders bad values with)
 //!
 //! Only std and `podmut-splice` (wasmparser + wasm-encoder, for the component's wasm-opt step):

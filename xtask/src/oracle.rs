@@ -9,6 +9,10 @@
 //! release. The version is stamped in with `-ldflags -X` as upstream's build does, so `/version`
 //! says `v1.37.2`. A binary already built is kept when `--version` names the pinned release; Go's
 //! own build cache (`go env GOCACHE`, under `$HOME`) makes the second and third releases cheaper.
+//!
+//! It builds the Helm CLI the chart's tests run (`helm v4.3.2` in the same file) the same way:
+//! `bin/helm-v4.3.2`, from a generated module requiring `helm.sh/helm/v4`, its version stamped in
+//! (`helm version` says `v4.3.2`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,7 +58,7 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
         .into_iter()
         .filter(|p| match p {
             Pin::Kubernetes(minor, _) => keep(*minor),
-            Pin::Etcd(_) => true,
+            Pin::Etcd(_) | Pin::Helm(_) => true,
         })
         .collect();
     let bin_dir = cache_dir().join("bin");
@@ -63,7 +67,11 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
         match pin {
             Pin::Etcd(v) => {
                 let out = bin_dir.join(format!("etcd-{v}"));
-                if reports(&out, &format!("etcd Version: {}", v.trim_start_matches('v'))) {
+                if reports(
+                    &out,
+                    &["--version"],
+                    &format!("etcd Version: {}", v.trim_start_matches('v')),
+                ) {
                     continue;
                 }
                 step(&format!("oracle: build etcd {v}"), || build_etcd(v, &out))?;
@@ -71,12 +79,19 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
             Pin::Kubernetes(minor, patch) => {
                 let v = format!("v1.{minor}.{patch}");
                 let out = bin_dir.join(format!("kube-apiserver-{v}"));
-                if reports(&out, &format!("Kubernetes {v}")) {
+                if reports(&out, &["--version"], &format!("Kubernetes {v}")) {
                     continue;
                 }
                 step(&format!("oracle: build kube-apiserver {v}"), || {
                     build_apiserver(*minor, *patch, &out)
                 })?;
+            }
+            Pin::Helm(v) => {
+                let out = bin_dir.join(format!("helm-{v}"));
+                if reports(&out, &["version", "--template", "{{.Version}}"], v) {
+                    continue;
+                }
+                step(&format!("oracle: build helm {v}"), || build_helm(v, &out))?;
             }
         }
     }
@@ -84,12 +99,12 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
         .iter()
         .filter_map(|p| match p {
             Pin::Kubernetes(minor, patch) => Some((*minor, *patch)),
-            Pin::Etcd(_) => None,
+            Pin::Etcd(_) | Pin::Helm(_) => None,
         })
         .max();
     if let Some((minor, patch)) = newest {
         let kubectl = bin_dir.join(format!("kubectl-v1.{minor}.{patch}"));
-        if !has_kubectl() && !reports(&kubectl, &format!("v1.{minor}.{patch}")) {
+        if !has_kubectl() && !reports(&kubectl, &["version", "--client"], &format!("v1.{minor}.{patch}")) {
             step("oracle: build kubectl (none on PATH)", || {
                 build_kubectl(minor, patch, &kubectl)
             })?;
@@ -98,10 +113,10 @@ fn build_where(keep: impl Fn(u32) -> bool) -> Result {
     Ok(())
 }
 
-/// Whether `bin --version` prints `expected` (the binary is there and is the pinned one).
-fn reports(bin: &Path, expected: &str) -> bool {
+/// Whether `bin <args>` prints `expected` (the binary is there and is the pinned one).
+fn reports(bin: &Path, args: &[&str], expected: &str) -> bool {
     Command::new(bin)
-        .arg("--version")
+        .args(args)
         .output()
         .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains(expected))
 }
@@ -137,6 +152,23 @@ fn build_etcd(version: &str, out: &Path) -> Result {
         ),
     )?;
     go_build(&dir, "go.etcd.io/etcd/server/v3", "-s -w", out)
+}
+
+/// The Helm CLI: a generated module requiring `helm.sh/helm/v4` at the pinned version, built with
+/// the version stamped in as upstream's Makefile does (`internal/version.version`).
+fn build_helm(version: &str, out: &Path) -> Result {
+    let dir = module(
+        &format!("helm-{version}"),
+        &format!(
+            "module podmut.local/oracle/helm\n\ngo 1.26\n\nrequire helm.sh/helm/v4 {version}\n\ntool helm.sh/helm/v4/cmd/helm\n"
+        ),
+    )?;
+    go_build(
+        &dir,
+        "helm.sh/helm/v4/cmd/helm",
+        &format!("-s -w -X helm.sh/helm/v4/internal/version.version={version}"),
+        out,
+    )
 }
 
 /// The generated module that builds a release's commands: it requires `k8s.io/kubernetes` and

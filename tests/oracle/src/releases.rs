@@ -59,6 +59,8 @@ pub struct Pins {
     pub kubernetes: Vec<Release>,
     /// The etcd version (`v3.6.17`).
     pub etcd: String,
+    /// The Helm CLI version the chart's tests run (`v4.3.2`), if pinned.
+    pub helm: Option<String>,
 }
 
 impl Pins {
@@ -73,6 +75,7 @@ impl Pins {
     pub fn parse(text: &str) -> Result<Self, OracleError> {
         let mut kubernetes = Vec::new();
         let mut etcd = None;
+        let mut helm = None;
         for line in text.lines().map(str::trim) {
             if line.is_empty() || line.starts_with('#') {
                 continue;
@@ -80,6 +83,7 @@ impl Pins {
             match line.split_whitespace().collect::<Vec<_>>().as_slice() {
                 ["kubernetes", v] => kubernetes.push(Release::parse(v)?),
                 ["etcd", v] if v.starts_with("v3.") => etcd = Some((*v).to_owned()),
+                ["helm", v] if v.starts_with("v4.") => helm = Some((*v).to_owned()),
                 _ => return Err(OracleError::Pins(format!("unknown line {line:?}"))),
             }
         }
@@ -88,7 +92,11 @@ impl Pins {
         if kubernetes.is_empty() {
             return Err(OracleError::Pins("no kubernetes line".into()));
         }
-        Ok(Self { kubernetes, etcd })
+        Ok(Self {
+            kubernetes,
+            etcd,
+            helm,
+        })
     }
 
     /// The pinned release of a minor version (`1.37`), if any.
@@ -118,6 +126,11 @@ pub fn cache_dir() -> PathBuf {
 /// The cached kube-apiserver of a release.
 pub fn apiserver_binary(release: Release) -> PathBuf {
     cache_dir().join("bin").join(format!("kube-apiserver-{release}"))
+}
+
+/// The cached Helm CLI of a version (`helm-v4.3.2`).
+pub fn helm_binary(version: &str) -> PathBuf {
+    cache_dir().join("bin").join(format!("helm-{version}"))
 }
 
 /// The cached etcd of a version.
@@ -165,6 +178,9 @@ mod tests {
         assert!(Pins::parse("kubernetes 1.x\netcd v3.6.0").is_err());
         assert!(Pins::parse("kubernetes v1.37.2\n").is_err());
         assert!(Pins::parse("helm v4\n").is_err());
+        let with_helm = Pins::parse("kubernetes v1.37.2\netcd v3.6.17\nhelm v4.3.2\n").ok();
+        assert_eq!(with_helm.and_then(|p| p.helm).as_deref(), Some("v4.3.2"));
+        assert!(Pins::parse("kubernetes v1.37.2\netcd v3.6.17\nhelm 3.1\n").is_err());
     }
 
     #[test]

@@ -31,23 +31,43 @@ pub fn podmut_binary() -> Result<PathBuf, OracleError> {
     Ok(bin)
 }
 
-/// `kubectl`: `$KUBECTL`, else the one on `PATH`.
+/// `kubectl`: `$KUBECTL`, else the one on `PATH`, else the one `cargo xtask oracle build` builds
+/// on a machine without one (`kubectl-v1.37.2` beside the API servers).
 pub fn kubectl_binary() -> Result<PathBuf, OracleError> {
-    let k = std::env::var_os("KUBECTL")
-        .filter(|b| !b.is_empty())
-        .map_or_else(|| PathBuf::from("kubectl"), PathBuf::from);
-    let ok = Command::new(&k)
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        Ok(k)
-    } else {
-        Err(OracleError::Start(format!(
-            "{} does not run (set KUBECTL)",
-            k.display()
-        )))
+    let runs = |k: &Path| {
+        Command::new(k)
+            .args(["version", "--client"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if let Some(k) = std::env::var_os("KUBECTL").filter(|b| !b.is_empty()) {
+        let k = PathBuf::from(k);
+        return if runs(&k) {
+            Ok(k)
+        } else {
+            Err(OracleError::Start(format!(
+                "$KUBECTL {} does not run",
+                k.display()
+            )))
+        };
     }
+    let on_path = PathBuf::from("kubectl");
+    if runs(&on_path) {
+        return Ok(on_path);
+    }
+    let built = crate::releases::Pins::load()
+        .ok()
+        .map(|p| {
+            crate::releases::cache_dir()
+                .join("bin")
+                .join(format!("kubectl-{}", p.newest()))
+        })
+        .filter(|k| runs(k));
+    built.ok_or_else(|| {
+        OracleError::Start(
+            "no kubectl runs: none on PATH, none built by `cargo xtask oracle build` (set KUBECTL)".into(),
+        )
+    })
 }
 
 /// What a kubectl command printed.
