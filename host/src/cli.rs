@@ -12,6 +12,7 @@ use crate::error::{CallError, blamed_input, describe_input_error};
 use crate::runtime::{CacheMode, ComponentSource, Runtime, RuntimeOptions};
 
 mod admission_review;
+mod batch;
 mod check;
 mod component;
 mod coverage;

@@ -39,14 +39,19 @@ pub(crate) struct VapArgs {
     /// The Pod before the change (without it the request is a CREATE).
     #[arg(long, value_name = "FILE", conflicts_with = "review")]
     old: Option<PathBuf>,
-    /// The Pod after the change.
+    /// The object after the change: a Pod or a workload. Repeat it, name a directory (its .yaml,
+    /// .yml and .json files), or give a stream or a List for many objects: each is then a CREATE,
+    /// with a line per object and a summary.
     #[arg(
         long,
-        value_name = "FILE",
+        value_name = "FILE|DIR",
         required_unless_present = "review",
         conflicts_with = "review"
     )]
-    new: Option<PathBuf>,
+    new: Vec<PathBuf>,
+    /// With a directory in --new, also read its subdirectories (as kubectl -R).
+    #[arg(short = 'R', long)]
+    recursive: bool,
     /// The request path: none (the main resource), dynamic, ephemeralcontainers, resize, status.
     #[arg(
         long,
@@ -338,9 +343,14 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         .iter()
         .map(|p| read_input(p, "--policy"))
         .collect::<Result<Vec<_>, _>>()?;
+    let new = match a.new.as_slice() {
+        [] => None,
+        [one] if !one.is_dir() => Some((one, read_input(one, "--new")?)),
+        _ => None,
+    };
     let request = VapRequest {
         old_object: read_opt(a.old.as_ref(), "--old")?,
-        object: read_opt(a.new.as_ref(), "--new")?,
+        object: new.as_ref().map(|(_, text)| text.clone()),
         subresource: a.subresource.clone(),
         review: read_opt(a.review.as_ref(), "--review")?,
         ..a.context.request(policies)?
@@ -352,13 +362,26 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
     }
     .runtime()?;
     let checks = type_check(&runtime, &request, &a.policies, a.context.type_check)?;
+    let batch = match &new {
+        Some((path, text)) => super::batch::several(path, text)?,
+        None if a.review.is_none() => Some(super::batch::objects(&a.new, a.recursive)?),
+        None => None,
+    };
+    if let Some(objects) = batch {
+        if a.old.is_some() {
+            return Err(Failure::input(
+                "--old is for one object: several objects in --new are each judged as a CREATE",
+            ));
+        }
+        return run_batch(a, &runtime, &request, &checks, &objects);
+    }
     let report = evaluate(
         &runtime,
         &request,
         &a.policies,
         &[
             ("old-pod", a.old.as_ref()),
-            ("new-pod", a.new.as_ref()),
+            ("new-pod", new.as_ref().map(|(p, _)| *p)),
             ("admission-review", a.review.as_ref()),
             ("params", a.context.params.as_ref()),
         ],
@@ -376,4 +399,66 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
         OutputFormat::Yaml => emit(&to_yaml_string(&json())),
     }
     Ok(if report.allowed { 0 } else { 1 })
+}
+
+/// Several objects: each evaluated as a CREATE, a line (or an item) per object and a summary;
+/// exit 1 when one is denied, 2 when one cannot be read (and none is denied).
+fn run_batch(
+    a: &VapArgs,
+    runtime: &Runtime,
+    base: &VapRequest,
+    checks: &[VapTypeCheck],
+    objects: &[super::batch::Object],
+) -> Result<u8, Failure> {
+    let mut items = Vec::with_capacity(objects.len());
+    let mut text = type_checking_text(checks);
+    let mut tally = super::batch::Tally::default();
+    for o in objects {
+        let request = VapRequest {
+            object: Some(o.json.clone()),
+            ..base.clone()
+        };
+        let names = [("new-pod", o.file.as_str())];
+        let answer = match runtime.vap(&request) {
+            Ok(r) => Ok(r),
+            Err(e @ CallError::Host(_)) => return Err(Failure::from_call(e, &[])),
+            Err(e) => Err(Failure::from_call(e, &names).message().to_owned()),
+        };
+        let mut item = match &answer {
+            Ok(r) => {
+                tally.judged(r.allowed);
+                let verdict = if r.allowed {
+                    "ALLOWED".to_owned()
+                } else {
+                    format!("DENIED: {}", r.message)
+                };
+                let _ = writeln!(text, "{}: {verdict}", o.name);
+                for w in &r.warnings {
+                    let _ = writeln!(text, "{}: warning: {w}", o.name);
+                }
+                report_json(r)
+            }
+            Err(e) => {
+                tally.failed();
+                let _ = writeln!(text, "{}: error: {e}", o.name);
+                json!({ "error": e })
+            }
+        };
+        if let Some(obj) = item.as_object_mut() {
+            o.describe(obj);
+        }
+        items.push(item);
+    }
+    let _ = writeln!(text, "{}", tally.line());
+    let v = json!({
+        "items": items,
+        "summary": tally.json(),
+        "typeChecking": type_checking_json(checks),
+    });
+    match a.output {
+        OutputFormat::Text => emit(&text),
+        OutputFormat::Json => emit(&to_json_string(&v)),
+        OutputFormat::Yaml => emit(&to_yaml_string(&v)),
+    }
+    Ok(tally.exit_code())
 }

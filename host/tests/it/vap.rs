@@ -504,3 +504,118 @@ spec: {policyName: main-resource, validationActions: [Deny]}
         stderr(&o)
     );
 }
+
+const NO_LATEST: &str = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: no-latest}\nspec:\n  failurePolicy: Fail\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}\n  validations:\n  - expression: \"(object.kind == 'Pod' ? object.spec.containers : object.spec.template.spec.containers).all(c, !c.image.endsWith(':latest'))\"\n    message: images are pinned\n---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: no-latest}\nspec: {policyName: no-latest, validationActions: [Deny]}\n";
+
+fn pod_doc(name: &str, image: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  containers: [{{name: app, image: '{image}'}}]\n"
+    )
+}
+
+#[test]
+fn many_objects_get_a_line_each_and_a_summary() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "policy.yaml", NO_LATEST);
+    let stream = [pod_doc("a", "nginx:1.27"), pod_doc("b", "nginx:latest")].join("---\n");
+    let pods = write(dir.path(), "pods.yaml", &stream);
+    let o = run(&[
+        "vap",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--new",
+        pods.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Pod shop/a: ALLOWED\n"), "{text}");
+    assert!(text.contains("Pod shop/b: DENIED: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest' denied request: images are pinned\n"), "{text}");
+    assert!(
+        text.ends_with("2 resources: 1 allowed, 1 denied, 0 errors\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_directory_a_list_and_a_workload_are_read_as_kubectl_reads_them() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "policy.yaml", NO_LATEST);
+    let manifests = dir.path().join("manifests");
+    std::fs::create_dir_all(manifests.join("nested")).unwrap();
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        serde_yaml_ng::from_str::<Value>(&pod_doc("c", "busybox:1")).unwrap(),
+        serde_yaml_ng::from_str::<Value>(&pod_doc("d", "busybox:latest")).unwrap(),
+    ]});
+    write(&manifests, "a-list.json", &list.to_string());
+    write(&manifests, "b-pod.yaml", &pod_doc("e", "redis:7"));
+    write(&manifests, "notes.txt", "not a manifest");
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: app, image: 'nginx:latest'}]}\n";
+    write(&manifests.join("nested"), "deploy.yaml", deployment);
+    let p = policy.to_str().unwrap();
+    let m = manifests.to_str().unwrap();
+    let o = run(&["vap", "--policy", p, "--new", m, "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    let names: Vec<(&str, bool)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["name"].as_str().unwrap(), i["allowed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(names, [("c", true), ("d", false), ("e", true)], "{v}");
+    assert_eq!(
+        v["summary"],
+        serde_json::json!({"resources": 3, "allowed": 2, "denied": 1, "errors": 0})
+    );
+    assert!(
+        v["items"][0]["file"].as_str().unwrap().ends_with("a-list.json"),
+        "{v}"
+    );
+    let o = run(&["vap", "--policy", p, "--new", m, "-R", "-o", "json"]);
+    let v = json_of(&o);
+    let last = &v["items"][3];
+    assert_eq!(
+        (last["kind"].as_str(), last["allowed"].as_bool()),
+        (Some("Deployment"), Some(false)),
+        "{v}"
+    );
+    assert_eq!(v["summary"]["denied"], 2);
+}
+
+#[test]
+fn a_bad_object_among_many_is_named_and_the_rest_are_judged() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "policy.yaml", NO_LATEST);
+    let stream = format!(
+        "{}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: bad, namespace: shop}}\nspec: {{containers: [{{name: app, image: 7}}]}}\n",
+        pod_doc("ok", "nginx:1")
+    );
+    let pods = write(dir.path(), "pods.yaml", &stream);
+    let o = run(&[
+        "vap",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--new",
+        pods.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Pod shop/ok: ALLOWED"), "{text}");
+    assert!(text.contains("Pod shop/bad: error: "), "{text}");
+    assert!(text.contains("spec.containers[0].image"), "{text}");
+    assert!(
+        text.ends_with("2 resources: 1 allowed, 0 denied, 1 errors\n"),
+        "{text}"
+    );
+    let old = write(dir.path(), "old.yaml", &pod_doc("ok", "nginx:1"));
+    let o = run(&[
+        "vap",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--old",
+        old.to_str().unwrap(),
+        "--new",
+        pods.to_str().unwrap(),
+    ]);
+    expect_bad_input(&o, "--old is for one object");
+}
