@@ -85,8 +85,8 @@ fn of_values(file: &str, values: &[Value]) -> Vec<Object> {
         .collect()
 }
 
-/// Every object of `paths` (files, `-` for stdin, directories), in order.
-pub(crate) fn objects(paths: &[PathBuf], recursive: bool) -> Result<Vec<Object>, Failure> {
+/// The files `paths` name: files as given (`-` for stdin), directories as their manifest files.
+pub(crate) fn files(paths: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>, Failure> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -102,8 +102,13 @@ pub(crate) fn objects(paths: &[PathBuf], recursive: bool) -> Result<Vec<Object>,
             files.push(p.clone());
         }
     }
+    Ok(files)
+}
+
+/// Every object of `paths` (files, `-` for stdin, directories), in order.
+pub(crate) fn objects(paths: &[PathBuf], recursive: bool) -> Result<Vec<Object>, Failure> {
     let mut out = Vec::new();
-    for f in files {
+    for f in files(paths, recursive)? {
         let text = read_input(&f, "--new")?;
         let file = f.display().to_string();
         out.extend(of_values(&file, &yaml_values(&text, &file)?));

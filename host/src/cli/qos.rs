@@ -13,9 +13,13 @@ use crate::types::{DocumentKind, QosOptions};
 /// Arguments of `podmut qos`.
 #[derive(Debug, Args)]
 pub(crate) struct QosArgs {
-    /// The Pod, or several (a multi-document stream, a List; YAML or JSON; `-` for stdin).
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The Pod (or workload), or several: a multi-document stream, a List, several files, a
+    /// directory of .yaml, .yml and .json files (YAML or JSON; `-` for stdin).
+    #[arg(value_name = "FILE|DIR", required = true)]
+    files: Vec<PathBuf>,
+    /// With a directory, also read its subdirectories (as kubectl -R).
+    #[arg(short = 'R', long)]
+    recursive: bool,
     /// Skip Kubernetes defaulting (requests defaulting to limits).
     #[arg(long)]
     no_defaults: bool,
@@ -34,12 +38,19 @@ pub(crate) struct QosArgs {
 
 pub(crate) fn run(a: &QosArgs) -> Result<u8, Failure> {
     let runtime = a.policy.runtime()?;
-    let read = read_file(&runtime, &a.file, "FILE", "pod", DocumentKind::Pod, a.validate)?;
+    let mut reads = super::batch::files(&a.files, a.recursive)?
+        .iter()
+        .map(|f| read_file(&runtime, f, "FILE", "pod", DocumentKind::Pod, a.validate))
+        .collect::<Result<Vec<_>, _>>()?;
+    let several = reads.len() > 1;
     let options = QosOptions {
         apply_defaults: !a.no_defaults,
         always_compute: a.compute,
     };
-    if read.docs.len() == 1 {
+    if reads.len() == 1
+        && reads[0].docs.len() == 1
+        && let Some(read) = reads.pop()
+    {
         let file = read.file.clone();
         let (doc, warnings) = read.single()?;
         let class = runtime
@@ -57,7 +68,7 @@ pub(crate) fn run(a: &QosArgs) -> Result<u8, Failure> {
     let mut code = 0;
     let mut items = Vec::new();
     let mut text = String::new();
-    for doc in &read.docs {
+    for (read, doc) in reads.iter().flat_map(|r| r.docs.iter().map(move |d| (r, d))) {
         let who = object_name(doc);
         let answer = match &doc.error {
             Some(e) => Err(e.clone()),
@@ -83,6 +94,9 @@ pub(crate) fn run(a: &QosArgs) -> Result<u8, Failure> {
             o.insert("pod".into(), json!(who));
             o.insert("namespace".into(), json!(doc.namespace));
             o.insert("name".into(), json!(doc.name));
+            if several {
+                o.insert("file".into(), json!(read.file));
+            }
         }
         items.push(item);
     }

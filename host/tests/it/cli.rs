@@ -380,3 +380,41 @@ fn review_with_warn_enforcement_allows_with_warnings() {
     // The same review with the default enforcement is denied (exit 1).
     assert_eq!(run(&["review", file.to_str().unwrap()]).status.code(), Some(1));
 }
+
+#[test]
+fn qos_takes_several_files_and_directories() {
+    let dir = crate::support::tempdir();
+    let pod = |name: &str, resources: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers: [{{name: a, image: i, resources: {resources}}}]\n"
+        )
+    };
+    let one = crate::support::write(
+        dir.path(),
+        "one.yaml",
+        &pod("g", "{limits: {cpu: 1, memory: 1Gi}}"),
+    );
+    let sub = dir.path().join("more");
+    std::fs::create_dir_all(&sub).unwrap();
+    crate::support::write(&sub, "b.yaml", &pod("b", "{requests: {cpu: 1}}"));
+    crate::support::write(&sub, "e.json", &serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "e"}, "spec": {"containers": [{"name": "a", "image": "i"}]}}).to_string());
+    let o = crate::support::run(&["qos", one.to_str().unwrap(), sub.to_str().unwrap(), "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", crate::support::stderr(&o));
+    let v = crate::support::json_of(&o);
+    let got: Vec<(&str, &str)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["name"].as_str().unwrap(), i["qosClass"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [("g", "Guaranteed"), ("b", "Burstable"), ("e", "BestEffort")],
+        "{v}"
+    );
+    assert!(v["items"][1]["file"].as_str().unwrap().ends_with("b.yaml"), "{v}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = crate::support::run(&["qos", empty.to_str().unwrap()]);
+    crate::support::expect_bad_input(&o, "no .yaml, .yml or .json file");
+}
