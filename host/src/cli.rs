@@ -27,6 +27,7 @@ mod review;
 mod rollout;
 mod rules;
 mod serve;
+mod test;
 mod vap;
 mod version;
 
@@ -55,6 +56,8 @@ enum Command {
     Coverage(coverage::CoverageArgs),
     /// Evaluate ValidatingAdmissionPolicies on a Pod change offline (CEL, bindings, params).
     Vap(vap::VapArgs),
+    /// Run test suites of Pod changes and their expected answers (offline, and against a cluster).
+    Test(test::TestArgs),
     /// Answer an AdmissionReview (admission.k8s.io/v1) from a file or stdin.
     Review(review::ReviewArgs),
     /// One report of what a Pod change does: verdict, QoS, allocation, probes, statuses.
@@ -242,6 +245,7 @@ pub fn main() -> ExitCode {
         Command::Statuses(a) => node::run_statuses(&a),
         Command::Coverage(a) => coverage::run(&a),
         Command::Vap(a) => vap::run(&a),
+        Command::Test(a) => test::run(&a),
         Command::Review(a) => review::run(&a),
         Command::AdmissionReview(a) => admission_review::run(&a),
         Command::Plan(a) => plan::run(&a),

@@ -139,6 +139,46 @@ pub struct DryRun {
     pub body: Value,
 }
 
+/// The server's answer to any request.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    /// The HTTP status code.
+    pub code: u16,
+    /// The `Warning` headers' texts.
+    pub warnings: Vec<String>,
+    /// The body (JSON; a body that is not JSON as a string).
+    pub body: Value,
+}
+
+impl Reply {
+    /// A 2xx answer.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.code)
+    }
+
+    /// The Status `message` of a refusal (the body's text when it is not a Status).
+    pub fn message(&self) -> String {
+        match &self.body {
+            Value::String(s) => s.clone(),
+            b => text_at(b, "message"),
+        }
+    }
+}
+
+impl From<Reply> for DryRun {
+    fn from(r: Reply) -> Self {
+        DryRun {
+            code: r.code,
+            allowed: r.ok(),
+            reason: text_at(&r.body, "reason"),
+            message: text_at(&r.body, "message"),
+            causes: causes(&r.body),
+            warnings: r.warnings,
+            body: r.body,
+        }
+    }
+}
+
 /// The change a dry run sends.
 #[derive(Clone, Copy, Debug)]
 pub enum Change<'a> {
@@ -381,35 +421,64 @@ impl Cluster {
             .send(request)
             .await
             .map_err(|e| self.failure(e, verb, (&resource, namespace, name)))?;
+        let answer = DryRun::from(self.reply(response, &what).await?);
+        if answer.allowed || is_refusal(&answer, verb) {
+            return Ok(answer);
+        }
+        let status = serde_json::from_value(answer.body.clone()).unwrap_or_else(|_| {
+            kube::core::Status::failure(&answer.message, &answer.reason).with_code(answer.code)
+        });
+        Err(self.failure(
+            kube::Error::Api(Box::new(status)),
+            verb,
+            (&resource, namespace, name),
+        ))
+    }
+
+    /// Send `method path` (the query included) with a JSON body. Every HTTP status is an answer;
+    /// an error only when the request could not be made or the server not reached.
+    pub async fn send(
+        &self,
+        method: http::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Reply, ClusterError> {
+        let what = format!("{method} {path}");
+        let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(kube::client::Body::from(bytes))
+            .map_err(|e| self.request_error(&what, &e))?;
+        let response = self.client.send(request).await.map_err(|e| match e {
+            kube::Error::HyperError(_) | kube::Error::Service(_) => ClusterError::Unreachable {
+                url: self.url.clone(),
+                message: chain(&e),
+            },
+            other => self.request_error(&what, &other),
+        })?;
+        self.reply(response, &what).await
+    }
+
+    /// A response read whole: its status, warnings and body.
+    async fn reply(
+        &self,
+        response: http::Response<kube::client::Body>,
+        what: &str,
+    ) -> Result<Reply, ClusterError> {
         let code = response.status().as_u16();
         let warnings = warnings(response.headers());
         let bytes = response
             .into_body()
             .collect()
             .await
-            .map_err(|e| self.request_error(&what, &e))?
+            .map_err(|e| self.request_error(what, &e))?
             .to_bytes();
         let body: Value = serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        let answer = DryRun {
-            code,
-            allowed: (200..300).contains(&code),
-            reason: text_at(&body, "reason"),
-            message: text_at(&body, "message"),
-            causes: causes(&body),
-            warnings,
-            body,
-        };
-        if answer.allowed || is_refusal(&answer, verb) {
-            return Ok(answer);
-        }
-        let status = serde_json::from_value(answer.body.clone())
-            .unwrap_or_else(|_| kube::core::Status::failure(&answer.message, &answer.reason).with_code(code));
-        Err(self.failure(
-            kube::Error::Api(Box::new(status)),
-            verb,
-            (&resource, namespace, name),
-        ))
+        Ok(Reply { code, warnings, body })
     }
 
     fn request_error(&self, what: &str, e: &(dyn std::error::Error + 'static)) -> ClusterError {

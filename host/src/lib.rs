@@ -14,6 +14,7 @@ pub mod error;
 pub mod output;
 pub mod playground;
 pub mod precompiled;
+pub mod replay;
 pub mod runtime;
 mod trap;
 pub mod units;

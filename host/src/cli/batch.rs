@@ -63,18 +63,34 @@ impl Object {
     }
 }
 
-/// The objects of one file whose text is `text`, when it holds other than exactly one (`None`: a
-/// single object, which the caller judges as it always did).
-pub(crate) fn several(path: &Path, text: &str) -> Result<Option<Vec<Object>>, Failure> {
+/// What one file holds: one object or several.
+#[derive(Debug)]
+pub(crate) enum Contents {
+    /// Exactly one object: the file's text, or the item's JSON when the file is a `List` of one
+    /// (kubectl reads such a List as its item).
+    One(String),
+    /// Several objects (or a `List` of several).
+    Many(Vec<Object>),
+}
+
+/// The objects of one file whose text is `text`.
+pub(crate) fn contents(path: &Path, text: &str) -> Result<Contents, Failure> {
     let file = path.display().to_string();
     let values = yaml_values(text, &file)?;
-    if values.len() == 1 {
-        return Ok(None);
+    match values.as_slice() {
+        [] => Err(Failure::input(format!("{file}: no object in it"))),
+        [one] if is_list(text, &file) => Ok(Contents::One(one.to_string())),
+        [_] => Ok(Contents::One(text.to_owned())),
+        _ => Ok(Contents::Many(of_values(&file, &values))),
     }
-    if values.is_empty() {
-        return Err(Failure::input(format!("{file}: no object in it")));
-    }
-    Ok(Some(of_values(&file, &values)))
+}
+
+/// Whether the text is one `List` object (`kind: List`, `PodList`, ...), not the item itself.
+fn is_list(text: &str, file: &str) -> bool {
+    super::inputs::yaml_value(text, file)
+        .ok()
+        .and_then(|v| v.get("kind").and_then(Value::as_str).map(|k| k.ends_with("List")))
+        .unwrap_or(false)
 }
 
 fn of_values(file: &str, values: &[Value]) -> Vec<Object> {

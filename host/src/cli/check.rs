@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value, json};
 
+mod many;
+
 use super::inputs::{ReadFile, ValidateArgs, display, object_name, print_warnings, read_file, read_text};
 use super::live_args::LiveArgs;
 use super::{Failure, OutputFormat, PolicyArgs, emit, read_input};
@@ -17,14 +19,18 @@ use crate::types::{Document, DocumentKind, PatchType, RolloutReport, Subresource
 /// Arguments of `podmut check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The Pods before the change (YAML or JSON, one or several; `-` for stdin). Without it, creates
-    /// are validated.
-    #[arg(long, value_name = "FILE")]
-    pub(super) old: Option<PathBuf>,
+    /// The Pods before the change (YAML or JSON, one or several; `-` for stdin; repeatable, or a
+    /// directory). Without it, creates are validated.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub(super) old: Vec<PathBuf>,
     /// The Pods after the change (YAML or JSON: one Pod, a multi-document stream, a List; `-` for
-    /// stdin). Several Pods are paired with --old's by namespace/name.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["patch", "patch_file"])]
-    pub(super) new: Option<PathBuf>,
+    /// stdin; repeatable, or a directory of .yaml/.yml/.json files). Several Pods are paired with
+    /// --old's by namespace/name.
+    #[arg(long, value_name = "FILE", num_args = 1.., required_unless_present_any = ["patch", "patch_file"])]
+    pub(super) new: Vec<PathBuf>,
+    /// With a directory in --old or --new, also read its subdirectories (as kubectl -R).
+    #[arg(short = 'R', long)]
+    pub(super) recursive: bool,
     /// Instead of --new: a patch applied to --old (or --live), as `kubectl patch -p` takes it (JSON
     /// or YAML); `@FILE` reads it from a file.
     #[arg(long, value_name = "PATCH", conflicts_with_all = ["new", "patch_file"])]
@@ -289,8 +295,11 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;
+    if many::is_many(a) {
+        return many::run(a, &runtime, &settings, &settings_source);
+    }
     let mut pair_texts = None;
-    let (jobs, single, mut judged) = match (&a.new, &a.old) {
+    let (jobs, single, mut judged) = match (a.new.first(), a.old.first()) {
         (Some(path), _) => {
             let ReadPair {
                 old,
@@ -318,14 +327,14 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
         (
             "old-pod",
             a.old
-                .as_ref()
+                .first()
                 .map(|p| display(p, "--old"))
                 .unwrap_or_else(|| "--old".into()),
         ),
         (
             "new-pod",
             a.new
-                .as_ref()
+                .first()
                 .map(|p| display(p, "--new"))
                 .unwrap_or_else(|| "--new".into()),
         ),
@@ -352,7 +361,7 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
         };
         return single_output(a.output, &job, outcome, show_new, rollout.as_ref());
     }
-    items_output(a.output, &results, show_new);
+    items_output(a.output, &results, show_new, None);
     Ok(results.iter().map(|(_, o)| o.exit_code()).max().unwrap_or(0))
 }
 
@@ -361,8 +370,8 @@ pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
 /// verdict, or the input error of judging it, is returned); else `inputs.read-documents` of
 /// each. Either way the same documents, errors and verdict.
 fn read_pair(runtime: &Runtime, a: &CheckArgs, new_path: &Path, settings: &str) -> Result<ReadPair, Failure> {
-    let old_text = a.old.as_ref().map(|p| read_input(p, "--old")).transpose()?;
-    let old_file = a.old.as_ref().map(|p| display(p, "--old"));
+    let old_text = a.old.first().map(|p| read_input(p, "--old")).transpose()?;
+    let old_file = a.old.first().map(|p| display(p, "--old"));
     let new_file = display(new_path, "--new");
     let read_old =
         |text: &str, file: &str| read_text(runtime, text, file, "old-pod", DocumentKind::Pod, a.validate);
@@ -737,13 +746,24 @@ pub(super) fn pod_yaml(json: &str) -> String {
     serde_json::from_str::<Value>(json).map_or_else(|_| json.to_owned(), |v| to_yaml_string(&v))
 }
 
-/// The several-Pods output: `{"items": [{"pod", "namespace", "name", ...verdict}]}` or, for an
-/// item that could not be judged, `{"pod", "namespace", "name", "error"}`.
-fn items_output(format: OutputFormat, results: &[(Job, Outcome)], show_new: bool) {
+/// The several-Pods output: `{"items": [{"pod", "namespace", "name", ...verdict}], "summary"}` or,
+/// for an item that could not be judged, `{"pod", "namespace", "name", "error"}`; `files`, when
+/// the items come from several files, names each item's (`file`).
+fn items_output(format: OutputFormat, results: &[(Job, Outcome)], show_new: bool, files: Option<&[String]>) {
+    let mut tally = super::batch::Tally::default();
+    for (_, outcome) in results {
+        match outcome {
+            Outcome::Judged { verdict, .. } => tally.judged(verdict.allowed),
+            Outcome::Failed(_) => tally.failed(),
+        }
+    }
     if format == OutputFormat::Text {
         let mut out = String::new();
-        for (job, outcome) in results {
-            let who = format!("pod {}", object_name(&job.pod));
+        for (i, (job, outcome)) in results.iter().enumerate() {
+            let who = match files.and_then(|f| f.get(i)) {
+                Some(file) => format!("{file}: pod {}", object_name(&job.pod)),
+                None => format!("pod {}", object_name(&job.pod)),
+            };
             match outcome {
                 Outcome::Judged { verdict, warnings } => {
                     for line in verdict_text(verdict).lines() {
@@ -761,12 +781,15 @@ fn items_output(format: OutputFormat, results: &[(Job, Outcome)], show_new: bool
                 Outcome::Failed(e) => out.push_str(&format!("{who}: error: {e}\n")),
             }
         }
+        out.push_str(&tally.line());
+        out.push('\n');
         emit(&out);
         return;
     }
     let items: Vec<Value> = results
         .iter()
-        .map(|(job, outcome)| {
+        .enumerate()
+        .map(|(i, (job, outcome))| {
             let mut item = match outcome {
                 Outcome::Judged { verdict, warnings } => {
                     verdict_value(verdict, warnings, job.new.as_deref(), show_new)
@@ -777,11 +800,14 @@ fn items_output(format: OutputFormat, results: &[(Job, Outcome)], show_new: bool
                 o.insert("pod".into(), json!(object_name(&job.pod)));
                 o.insert("namespace".into(), json!(job.pod.namespace));
                 o.insert("name".into(), json!(job.pod.name));
+                if let Some(file) = files.and_then(|f| f.get(i)) {
+                    o.insert("file".into(), json!(file));
+                }
             }
             item
         })
         .collect();
-    let v = json!({ "items": items });
+    let v = json!({ "items": items, "summary": tally.json() });
     match format {
         OutputFormat::Yaml => emit(&to_yaml_string(&v)),
         _ => emit(&to_json_string(&v)),

@@ -200,7 +200,7 @@ enum Given {
 }
 
 fn given(a: &CheckArgs) -> Result<Given, Failure> {
-    if let Some(path) = &a.new {
+    if let Some(path) = a.new.first() {
         return Ok(Given::New { path: path.clone() });
     }
     let (text, name) = check::patch_text(a)?;

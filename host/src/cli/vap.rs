@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Map, Value, json};
 
 use super::coverage::parse_labels;
@@ -18,6 +18,17 @@ use crate::error::CallError;
 use crate::output::{parse_subresource, subresource_api_name, to_json_string, to_yaml_string};
 use crate::runtime::Runtime;
 use crate::types::{VapReport, VapRequest, VapTypeCheck};
+
+mod cel;
+mod generate;
+
+/// `podmut vap`'s subcommands.
+#[derive(Debug, Subcommand)]
+enum VapCommand {
+    /// Print podmut's settings that CEL can express (the strict profile, allowPrivileged,
+    /// memoryLimitDecrease) as ValidatingAdmissionPolicies and bindings, for kubectl apply.
+    Generate(generate::GenerateArgs),
+}
 
 /// What a type-checking warning does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -31,7 +42,10 @@ pub(crate) enum TypeCheck {
 
 /// Arguments of `podmut vap`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct VapArgs {
+    #[command(subcommand)]
+    command: Option<VapCommand>,
     /// ValidatingAdmissionPolicies and ValidatingAdmissionPolicyBindings
     /// (admissionregistration.k8s.io/v1; YAML stream, JSON list or List); repeat for several files.
     #[arg(long = "policy", value_name = "FILE", required = true)]
@@ -338,14 +352,23 @@ fn parse_request_path(s: &str) -> Result<String, String> {
 }
 
 pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
+    if let Some(VapCommand::Generate(g)) = &a.command {
+        return generate::run(g);
+    }
     let policies = a
         .policies
         .iter()
         .map(|p| read_input(p, "--policy"))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut batch = None;
     let new = match a.new.as_slice() {
-        [] => None,
-        [one] if !one.is_dir() => Some((one, read_input(one, "--new")?)),
+        [one] if !one.is_dir() => match super::batch::contents(one, &read_input(one, "--new")?)? {
+            super::batch::Contents::One(text) => Some((one, text)),
+            super::batch::Contents::Many(objects) => {
+                batch = Some(objects);
+                None
+            }
+        },
         _ => None,
     };
     let request = VapRequest {
@@ -362,11 +385,9 @@ pub(crate) fn run(a: &VapArgs) -> Result<u8, Failure> {
     }
     .runtime()?;
     let checks = type_check(&runtime, &request, &a.policies, a.context.type_check)?;
-    let batch = match &new {
-        Some((path, text)) => super::batch::several(path, text)?,
-        None if a.review.is_none() => Some(super::batch::objects(&a.new, a.recursive)?),
-        None => None,
-    };
+    if new.is_none() && batch.is_none() && a.review.is_none() {
+        batch = Some(super::batch::objects(&a.new, a.recursive)?);
+    }
     if let Some(objects) = batch {
         if a.old.is_some() {
             return Err(Failure::input(

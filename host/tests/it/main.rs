@@ -26,6 +26,7 @@ mod inputs;
 mod node_cli;
 mod rules;
 mod serve;
+mod suites;
 mod traps;
 mod vap;
 mod version;

@@ -619,3 +619,129 @@ fn a_bad_object_among_many_is_named_and_the_rest_are_judged() {
     ]);
     expect_bad_input(&o, "--old is for one object");
 }
+
+#[test]
+fn a_list_of_one_object_is_read_as_that_object() {
+    let dir = tempdir();
+    let policy = write(dir.path(), "policy.yaml", NO_LATEST);
+    let item = serde_yaml_ng::from_str::<Value>(&pod_doc("d", "busybox:latest")).unwrap();
+    let list = write(
+        dir.path(),
+        "list.json",
+        &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [item]}).to_string(),
+    );
+    let o = run(&[
+        "vap",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--new",
+        list.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    assert!(
+        v.get("items").is_none(),
+        "one object gets the single-object report: {v}"
+    );
+    assert_eq!(v["allowed"], false, "{v}");
+}
+
+#[test]
+fn generate_writes_the_settings_cel_can_express_as_policies_and_bindings() {
+    let dir = tempdir();
+    let settings = write(
+        dir.path(),
+        "s.yaml",
+        "securityContextEscalation: forbid\nallowPrivileged: false\nmemoryLimitDecrease: forbid\nenforcement: warn\n",
+    );
+    let o = run(&[
+        "vap",
+        "generate",
+        "--settings",
+        settings.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let v = json_of(&o);
+    let items = v["items"].as_array().unwrap();
+    let names: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["kind"].as_str().unwrap(),
+                i["metadata"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("ValidatingAdmissionPolicy", "podmut-strict"),
+            ("ValidatingAdmissionPolicyBinding", "podmut-strict"),
+            ("ValidatingAdmissionPolicy", "podmut-allow-privileged"),
+            ("ValidatingAdmissionPolicyBinding", "podmut-allow-privileged"),
+            ("ValidatingAdmissionPolicy", "podmut-memory-limit-decrease"),
+            ("ValidatingAdmissionPolicyBinding", "podmut-memory-limit-decrease"),
+        ]
+    );
+    assert_eq!(items[1]["spec"]["validationActions"], serde_json::json!(["Warn"]));
+    assert_eq!(
+        items[0]["spec"]["matchConstraints"]["resourceRules"][0]["resources"],
+        serde_json::json!(["pods/dynamic"])
+    );
+    // The YAML stream names what no policy can express, and kubectl reads it back.
+    let o = run(&["vap", "generate", "--settings", settings.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("# Not expressible as a policy:\n") && text.contains("# - fieldValidation: "),
+        "{text}"
+    );
+    let docs = crate::support::documents(&write(dir.path(), "out.yaml", &text));
+    assert_eq!(docs.len(), 6);
+    // The defaults ask for nothing a policy can express.
+    let o = run(&["vap", "generate"]);
+    assert!(
+        stdout(&o).contains("These settings ask for nothing a policy can express."),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn the_generated_strict_policy_denies_what_the_strict_profile_refuses() {
+    let dir = tempdir();
+    let o = run(&[
+        "vap",
+        "generate",
+        "--settings",
+        policies().join("strict.yaml").to_str().unwrap(),
+    ]);
+    let generated = write(dir.path(), "strict-vap.yaml", &stdout(&o));
+    let old = pod("web", &[("app", "nginx")]);
+    let mut new = pod("web", &[("app", "nginx"), ("tool", "busybox")]);
+    new["spec"]["containers"][1]["securityContext"] =
+        serde_json::json!({"capabilities": {"add": ["SYS_ADMIN"]}});
+    let out = vap(
+        generated.to_str().unwrap(),
+        &old,
+        &new,
+        &["--subresource", "dynamic", "-o", "json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let v = json_of(&out);
+    assert_eq!(
+        v["decisions"][0]["message"],
+        "containers added to a running pod may only add capabilities an existing container adds"
+    );
+    let plain = pod("web", &[("app", "nginx"), ("tool", "busybox")]);
+    let out = vap(
+        generated.to_str().unwrap(),
+        &old,
+        &plain,
+        &["--subresource", "dynamic"],
+    );
+    assert_eq!(out.status.code(), Some(0), "stdout: {}", stdout(&out));
+}
