@@ -85,7 +85,7 @@ fn combine(verdict: Verdict, qos_class: Option<String>, vap: Option<VapReport>, 
     } = verdict;
     let vap_allows = vap.as_ref().is_none_or(|v| v.allowed);
     let message = match &vap {
-        Some(v) if allowed => v.message.clone(),
+        Some(v) if allowed && !v.allowed => forbidden(&new, &v.message),
         _ => message,
     };
     if allowed && let Some(v) = &vap {
@@ -108,6 +108,26 @@ fn combine(verdict: Verdict, qos_class: Option<String>, vap: Option<VapReport>, 
         vap,
         new,
     }
+}
+
+/// The API server's message for an admission refusal (`admission.NewForbidden`):
+/// `pods "web" is forbidden: <why>`, `deployments.apps "web" is forbidden: <why>`.
+fn forbidden(object: &Value, why: &str) -> String {
+    let text = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or_default();
+    let kind = text("/kind").to_ascii_lowercase();
+    let resource = match text("/apiVersion").split_once('/') {
+        Some((group, _)) => format!("{kind}s.{group}"),
+        None => format!("{kind}s"),
+    };
+    let name = match (text("/metadata/name"), text("/metadata/generateName")) {
+        ("", "") => "Unknown",
+        ("", generate) => generate,
+        (name, _) => name,
+    };
+    format!(
+        "{resource} {} is forbidden: {why}",
+        podmut_model::gojson::go_quote(name)
+    )
 }
 
 /// The settings document: the case's profile, its Nodes and the field validation.

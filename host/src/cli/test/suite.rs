@@ -63,8 +63,12 @@ impl Context {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct SuiteDoc {
-    api_version: String,
-    kind: String,
+    /// Checked before decoding ([`is_suite`]).
+    #[serde(rename = "apiVersion")]
+    _api_version: String,
+    /// Checked before decoding ([`is_suite`]).
+    #[serde(rename = "kind")]
+    _kind: String,
     metadata: Option<Metadata>,
     settings: Option<Value>,
     kubernetes_version: Option<String>,
@@ -239,14 +243,16 @@ pub(crate) fn read(path: &Path, named: bool) -> Result<Vec<Case>, Failure> {
         } else {
             file.clone()
         };
-        let suite: SuiteDoc = serde_path_to_error::deserialize(doc)
-            .map_err(|e| Failure::input(format!("{at}: {}: {}", e.path(), e.inner())))?;
-        if suite.api_version != API_VERSION || suite.kind != KIND {
+        if !is_suite(doc) {
+            let text = |k: &str| doc.get(k).and_then(Value::as_str).unwrap_or("(none)").to_owned();
             return Err(Failure::input(format!(
                 "{at}: not a podmut test suite (apiVersion {API_VERSION}, kind {KIND}); found {} {}",
-                suite.api_version, suite.kind
+                text("apiVersion"),
+                text("kind")
             )));
         }
+        let suite: SuiteDoc = serde_path_to_error::deserialize(doc)
+            .map_err(|e| Failure::input(format!("{at}: {}: {}", e.path(), e.inner())))?;
         let name = suite
             .metadata
             .as_ref()
