@@ -640,9 +640,37 @@ pub fn invalid_message(kind: &str, name: &str, errs: &[FieldError]) -> String {
     }
 }
 
+/// The API server's message for an admission refusal (`admission.NewForbidden`):
+/// `pods "name" is forbidden: <why>`. An object without a name yet is named by its
+/// `generateName`, else `Unknown`.
+pub fn forbidden_message(resource: &str, name: &str, generate_name: &str, why: &str) -> String {
+    let name = match (name, generate_name) {
+        ("", "") => "Unknown",
+        ("", generate) => generate,
+        (name, _) => name,
+    };
+    format!("{resource} {} is forbidden: {why}", go_quote(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refusal_names_the_object_its_generate_name_or_unknown() {
+        assert_eq!(
+            forbidden_message("pods", "web", "", "x"),
+            "pods \"web\" is forbidden: x"
+        );
+        assert_eq!(
+            forbidden_message("pods", "", "web-", "x"),
+            "pods \"web-\" is forbidden: x"
+        );
+        assert_eq!(
+            forbidden_message("deployments.apps", "", "", "x"),
+            "deployments.apps \"Unknown\" is forbidden: x"
+        );
+    }
 
     #[test]
     fn paths_render_like_upstream() {

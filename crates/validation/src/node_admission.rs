@@ -46,7 +46,7 @@ pub(crate) fn admit(sub: Subresource, new: &Pod, old: &Pod, settings: &Settings)
     }
     let name = new.metadata.name.as_deref().unwrap_or_default();
     let forbidden = |why: String, cause: Option<ErrorType>| {
-        let mut v = Verdict::refused(format!("pods {} is forbidden: {why}", go_quote(name)));
+        let mut v = Verdict::refused(podmut_model::field::forbidden_message("pods", name, "", &why));
         v.errors.extend(cause.map(FieldError::cause));
         v
     };

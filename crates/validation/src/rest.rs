@@ -58,17 +58,13 @@ fn namespace(pod: &Pod) -> &str {
     }
 }
 
-/// `admission.NewForbidden` on a Pod: `pods "<name>" is forbidden: <why>` (the generateName
-/// when the name is not generated yet).
+/// `admission.NewForbidden` on a Pod: `pods "<name>" is forbidden: <why>`.
 fn forbidden(pod: &Pod, why: &str) -> Refusal {
-    let name = match (opt_str(&pod.metadata.name), opt_str(&pod.metadata.generate_name)) {
-        ("", "") => "Unknown",
-        ("", generate) => generate,
-        (name, _) => name,
-    };
-    format!(
-        "pods {} is forbidden: {why}",
-        podmut_model::gojson::go_quote(name)
+    podmut_model::field::forbidden_message(
+        "pods",
+        opt_str(&pod.metadata.name),
+        opt_str(&pod.metadata.generate_name),
+        why,
     )
 }
 

@@ -119,14 +119,11 @@ fn forbidden(object: &Value, why: &str) -> String {
         Some((group, _)) => format!("{kind}s.{group}"),
         None => format!("{kind}s"),
     };
-    let name = match (text("/metadata/name"), text("/metadata/generateName")) {
-        ("", "") => "Unknown",
-        ("", generate) => generate,
-        (name, _) => name,
-    };
-    format!(
-        "{resource} {} is forbidden: {why}",
-        podmut_model::gojson::go_quote(name)
+    podmut_model::field::forbidden_message(
+        &resource,
+        text("/metadata/name"),
+        text("/metadata/generateName"),
+        why,
     )
 }
 
