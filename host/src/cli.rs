@@ -15,6 +15,7 @@ mod admission_review;
 mod batch;
 mod check;
 mod component;
+mod connection_args;
 mod coverage;
 mod inputs;
 mod live;

@@ -10,8 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::document::{self, InputError};
 
+mod guards;
 mod versions;
 
+pub use guards::{BREAK_GLASS_LABEL, Ceiling, DebugContainers, MAX_STEP, ResizeLimits};
 pub use versions::KubernetesVersion;
 
 /// A Kubernetes feature gate podmut knows about.
@@ -330,6 +332,13 @@ pub struct Settings {
     /// plugins are not emulated; a list without the Pod's node: `node "n" not found`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<Vec<k8s_openapi::api::core::v1::Node>>,
+    /// Ceilings and the largest step of in-place resizes (`pods/resize`); unset: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resize_limits: Option<ResizeLimits>,
+    /// What debug containers (`pods/ephemeralcontainers`) may ask for.
+    pub debug_containers: DebugContainers,
+    /// Updates of a running Pod (status.phase `Running`) may not change its labels or annotations.
+    pub freeze_running_pod_metadata: bool,
     /// Whether a `pods/dynamic` request turns `DynamicContainers` on: no release is named and
     /// `featureGates` does not name the gate.
     #[serde(skip)]
@@ -351,6 +360,9 @@ impl Default for Settings {
             max_input_bytes: 3 * 1024 * 1024,
             field_validation: crate::field_validation::FieldValidation::Ignore,
             nodes: None,
+            resize_limits: None,
+            debug_containers: DebugContainers::default(),
+            freeze_running_pod_metadata: false,
             dynamic_implied: true,
         }
     }
@@ -471,6 +483,23 @@ impl Settings {
             s.feature_gates.set(gate, true);
         }
         s
+    }
+
+    /// The keys of the policy settings in force that no API server has (the guards and the strict
+    /// profile): a server knows them only as the policies `podmut vap generate` writes.
+    pub fn podmut_policies(&self) -> Vec<&'static str> {
+        [
+            ("resizeLimits", self.resize_limits.is_some()),
+            ("debugContainers", self.debug_containers.forbid_escalation),
+            ("freezeRunningPodMetadata", self.freeze_running_pod_metadata),
+            (
+                "securityContextEscalation",
+                self.security_context_escalation == SecurityContextEscalation::Forbid,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(key, on)| on.then_some(key))
+        .collect()
     }
 
     /// Whether a feature gate is on.
@@ -652,6 +681,21 @@ mod tests {
             s.field_validation,
             crate::field_validation::FieldValidation::Strict
         );
+    }
+
+    #[test]
+    fn podmut_only_policies_are_named() {
+        assert!(Settings::default().podmut_policies().is_empty());
+        let s = Settings::parse(
+            "resizeLimits: {maxStep: 2}\nfreezeRunningPodMetadata: true\ndebugContainers: {forbidEscalation: true}",
+        )
+        .unwrap();
+        assert_eq!(
+            s.podmut_policies(),
+            ["resizeLimits", "debugContainers", "freezeRunningPodMetadata"]
+        );
+        let s = Settings::parse("debugContainers: {breakGlassLabel: x}").unwrap();
+        assert!(s.podmut_policies().is_empty(), "the label alone turns nothing on");
     }
 
     #[test]

@@ -8,13 +8,15 @@
 //! rules: `ephemeral` (`pods/ephemeralcontainers`), `resize` (`pods/resize`), `dynamic`
 //! (`pods/dynamic`, KEP-5972, with the strict profile's `strict`), `status_update`
 //! (`pods/status`). `disabled_fields` drops the fields of disabled gates, `node_admission`
-//! emulates the admission plugins that read the Pod's Node, `inputs` reads user documents and
+//! emulates the admission plugins that read the Pod's Node, `guards` holds podmut's own policy
+//! rules that settings turn on, `inputs` reads user documents and
 //! judges them, `rules` is the table of every rule origin, and `verdict` the answer. It may use
 //! podmut-model only.
 
 pub mod disabled_fields;
 pub mod dynamic;
 pub mod ephemeral;
+pub mod guards;
 pub mod inputs;
 pub mod node_admission;
 pub mod pod;

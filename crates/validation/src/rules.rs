@@ -519,6 +519,42 @@ static RULES: &[Rule] = &[
         text: "a value that must be a qualified name",
     },
     Rule {
+        origin: "guard/debug-capabilities",
+        paths: EPHEMERAL,
+        source: "podmut setting debugContainers.forbidEscalation (policies/library/ephemeral-break-glass)",
+        text: "an added debug container adds no capabilities unless the Pod has the break-glass label",
+    },
+    Rule {
+        origin: "guard/debug-privileged",
+        paths: EPHEMERAL,
+        source: "podmut setting debugContainers.forbidEscalation (policies/library/ephemeral-break-glass)",
+        text: "an added debug container is not privileged unless the Pod has the break-glass label",
+    },
+    Rule {
+        origin: "guard/frozen-annotations",
+        paths: UPDATE,
+        source: "podmut setting freezeRunningPodMetadata (policies/library/freeze-metadata)",
+        text: "an update of a running Pod keeps its annotations",
+    },
+    Rule {
+        origin: "guard/frozen-labels",
+        paths: UPDATE,
+        source: "podmut setting freezeRunningPodMetadata (policies/library/freeze-metadata)",
+        text: "an update of a running Pod keeps its labels",
+    },
+    Rule {
+        origin: "guard/resize-ceiling",
+        paths: RESIZE,
+        source: "podmut setting resizeLimits.maxCpu, maxMemory (policies/library/resize-limits)",
+        text: "a resize sets no container's cpu or memory above the ceiling",
+    },
+    Rule {
+        origin: "guard/resize-step",
+        paths: RESIZE,
+        source: "podmut setting resizeLimits.maxStep (policies/library/resize-limits)",
+        text: "a resize multiplies a container's cpu or memory by at most the step",
+    },
+    Rule {
         origin: "meta/annotations-size",
         paths: SPEC,
         source: "k8s.io/apimachinery/pkg/api/validation.ValidateAnnotations",

@@ -127,7 +127,7 @@ type PathValidation = fn(&Pod, &Pod, &Settings) -> ErrorList;
 /// An update on `sub`: the path's strategy step, then its validation (which derives the options),
 /// after the registry's common metadata validation when `request` ([`crate::rest`]); a valid
 /// request then meets the admission plugins that read the Node ([`crate::node_admission`]), whose
-/// refusal is the `Err`.
+/// refusal is the `Err`, and then the guards the settings turn on ([`crate::guards`]).
 fn validate_update_on(
     sub: Subresource,
     new: &Pod,
@@ -157,6 +157,9 @@ fn validate_update_on(
         && let Some(refusal) = crate::node_admission::admit(sub, &prepared.pod, old, settings)
     {
         return Err(refusal);
+    }
+    if errors.is_empty() {
+        errors = crate::guards::check(sub, &prepared.pod, old, settings);
     }
     let warnings = match sub {
         // the status strategy's warnings are sent only with an accepted update

@@ -292,6 +292,7 @@ impl Outcome {
 }
 
 pub(crate) fn run(a: &CheckArgs) -> Result<u8, Failure> {
+    a.live.connection.only_with(false, "--live")?;
     let (settings, settings_source) = a.settings.document(a.no_defaults)?;
     let settings = with_nodes(settings, &a.nodes)?;
     let runtime = a.policy.runtime()?;

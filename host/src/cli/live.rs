@@ -14,7 +14,7 @@ use super::check::{self, CheckArgs, Job, Outcome, PatchKind, Request};
 use super::inputs::{ReadFile, Validate, display, print_warnings, read_file, read_text};
 use super::live_args::LiveArgs;
 use super::{Failure, OutputFormat, emit};
-use crate::cluster::{Change, Cluster, ClusterError, Connection, DryRun};
+use crate::cluster::{Change, Cluster, ClusterError, DryRun};
 use crate::output::{cause_type, subresource_api_name, to_json_string, to_yaml_string, verdict_text};
 use crate::runtime::Runtime;
 use crate::types::{DocumentKind, Verdict};
@@ -62,16 +62,6 @@ impl Release {
 }
 
 impl LiveArgs {
-    fn connection(&self) -> Connection {
-        Connection {
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.context.clone(),
-            cluster: self.cluster.clone(),
-            user: self.user.clone(),
-            timeout: self.request_timeout.filter(|t| !t.is_zero()),
-        }
-    }
-
     /// `NAMESPACE/POD`, or `POD` in `-n`'s namespace or the context's.
     fn target(&self, default_namespace: &str) -> Result<Target, Failure> {
         let given = self.live.as_deref().unwrap_or_default();
@@ -151,7 +141,7 @@ async fn pod_node(cluster: &Cluster, pod: &str) -> (Vec<Value>, Vec<String>) {
 /// Connect, read the Pod (and, without `--node`, its Node), and find the release
 /// (`--kubernetes-version`, else the server's).
 async fn fetch(live: &LiveArgs, flag_release: Option<&str>, read_node: bool) -> Result<Fetched, Failure> {
-    let cluster = Cluster::connect(&live.connection())
+    let cluster = Cluster::connect(&live.connection.connection())
         .await
         .map_err(|e| cluster_failure(&e))?;
     let target = live.target(&cluster.default_namespace)?;
@@ -534,11 +524,7 @@ mod tests {
             live: Some(live.to_owned()),
             server_dry_run: false,
             namespace: namespace.map(str::to_owned),
-            kubeconfig: None,
-            context: None,
-            cluster: None,
-            user: None,
-            request_timeout: None,
+            connection: super::super::connection_args::ConnectionArgs::default(),
         }
     }
 

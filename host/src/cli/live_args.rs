@@ -1,10 +1,9 @@
 //! The flags of `check --live`, apart from the command that uses them (`check` holds them,
 //! `live` reads them).
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use clap::Args;
+
+use super::connection_args::ConnectionArgs;
 
 /// The flags of `check --live`: the Pod, kubectl's connection flags, and the server's dry run.
 #[derive(Debug, Args)]
@@ -20,21 +19,9 @@ pub(crate) struct LiveArgs {
     /// The Pod's namespace (default: the kubeconfig context's).
     #[arg(short = 'n', long, value_name = "NAMESPACE", requires = "live")]
     pub(super) namespace: Option<String>,
-    /// The kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster).
-    #[arg(long, value_name = "FILE", requires = "live")]
-    pub(super) kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    pub(super) context: Option<String>,
-    /// The kubeconfig cluster to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    pub(super) cluster: Option<String>,
-    /// The kubeconfig user to use.
-    #[arg(long, value_name = "NAME", requires = "live")]
-    pub(super) user: Option<String>,
-    /// How long one request to the cluster may take (`0`: no limit; `30s`, `1m`).
-    #[arg(long, value_name = "DURATION", requires = "live", value_parser = crate::units::parse_duration)]
-    pub(super) request_timeout: Option<Duration>,
+    /// kubectl's connection flags.
+    #[command(flatten)]
+    pub(super) connection: ConnectionArgs,
 }
 
 impl LiveArgs {

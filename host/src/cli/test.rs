@@ -9,14 +9,14 @@ mod server;
 mod suite;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::connection_args::ConnectionArgs;
 use super::inputs::ValidateArgs;
 use super::{Failure, OutputFormat, PolicyArgs, emit};
-use crate::cluster::Connection;
 use crate::output::{to_json_string, to_yaml_string};
 
 /// Arguments of `podmut test`.
@@ -53,33 +53,9 @@ struct ClusterArgs {
     /// server answers otherwise. Use a test cluster: an update's old Pod is created for real.
     #[arg(long)]
     server_dry_run: bool,
-    /// The kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, else in-cluster).
-    #[arg(long, value_name = "FILE", requires = "server_dry_run")]
-    kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", requires = "server_dry_run")]
-    context: Option<String>,
-    /// The kubeconfig cluster to use.
-    #[arg(long, value_name = "NAME", requires = "server_dry_run")]
-    cluster: Option<String>,
-    /// The kubeconfig user to use.
-    #[arg(long, value_name = "NAME", requires = "server_dry_run")]
-    user: Option<String>,
-    /// How long one request to the cluster may take (`0`: no limit; `30s`, `1m`).
-    #[arg(long, value_name = "DURATION", requires = "server_dry_run", value_parser = crate::units::parse_duration)]
-    request_timeout: Option<Duration>,
-}
-
-impl ClusterArgs {
-    fn connection(&self) -> Connection {
-        Connection {
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.context.clone(),
-            cluster: self.cluster.clone(),
-            user: self.user.clone(),
-            timeout: self.request_timeout.filter(|t| !t.is_zero()),
-        }
-    }
+    /// kubectl's connection flags.
+    #[command(flatten)]
+    connection: ConnectionArgs,
 }
 
 /// One case's result.
@@ -134,8 +110,11 @@ pub(crate) fn run(a: &TestArgs) -> Result<u8, Failure> {
         return Err(Failure::input("no test case to run"));
     }
     let runtime = a.policy.runtime()?;
+    a.cluster
+        .connection
+        .only_with(a.cluster.server_dry_run, "--server-dry-run")?;
     let mut server = if a.cluster.server_dry_run {
-        Some(server::Server::connect(&a.cluster.connection())?)
+        Some(server::Server::connect(&a.cluster.connection.connection())?)
     } else {
         None
     };

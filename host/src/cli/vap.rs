@@ -21,6 +21,7 @@ use crate::types::{VapReport, VapRequest, VapTypeCheck};
 
 mod cel;
 mod generate;
+mod guard_cel;
 
 /// `podmut vap`'s subcommands.
 #[derive(Debug, Subcommand)]

@@ -203,6 +203,21 @@ fn a_suite_s_mistake_names_the_file_and_the_field() {
     );
     let out = run(&["test", bad.to_str().unwrap()]);
     expect_bad_input(&out, "bad.yaml: cases[0].expect.alowed: unknown field `alowed`");
+    // A context key misspelt on a case or on the suite is refused too.
+    let case_key = write(
+        dir.path(),
+        "case-key.yaml",
+        "apiVersion: podmut.io/v1alpha1\nkind: Test\ncases:\n- name: c\n  new: {kind: Pod}\n  setings: {}\n  expect: {allowed: true}\n",
+    );
+    let out = run(&["test", case_key.to_str().unwrap()]);
+    expect_bad_input(&out, "case-key.yaml: cases[0]: unknown field `setings`");
+    let suite_key = write(
+        dir.path(),
+        "suite-key.yaml",
+        "apiVersion: podmut.io/v1alpha1\nkind: Test\nkubernetesVersoin: '1.36'\ncases: []\n",
+    );
+    let out = run(&["test", suite_key.to_str().unwrap()]);
+    expect_bad_input(&out, "suite-key.yaml: unknown field `kubernetesVersoin`");
     let other = write(dir.path(), "pod.yaml", POD);
     expect_bad_input(
         &run(&["test", other.to_str().unwrap()]),

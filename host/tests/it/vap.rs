@@ -648,14 +648,8 @@ fn a_list_of_one_object_is_read_as_that_object() {
     assert_eq!(v["allowed"], false, "{v}");
 }
 
-#[test]
-fn generate_writes_the_settings_cel_can_express_as_policies_and_bindings() {
-    let dir = tempdir();
-    let settings = write(
-        dir.path(),
-        "s.yaml",
-        "securityContextEscalation: forbid\nallowPrivileged: false\nmemoryLimitDecrease: forbid\nenforcement: warn\n",
-    );
+/// `podmut vap generate --settings FILE -o json`: the List it writes.
+fn generated_list(settings: &std::path::Path) -> serde_json::Value {
     let o = run(&[
         "vap",
         "generate",
@@ -664,8 +658,19 @@ fn generate_writes_the_settings_cel_can_express_as_policies_and_bindings() {
         "-o",
         "json",
     ]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
-    let v = json_of(&o);
+    assert_eq!(o.status.code(), Some(0), "{}: {}", settings.display(), stderr(&o));
+    json_of(&o)
+}
+
+#[test]
+fn generate_writes_the_settings_cel_can_express_as_policies_and_bindings() {
+    let dir = tempdir();
+    let settings = write(
+        dir.path(),
+        "s.yaml",
+        "securityContextEscalation: forbid\nallowPrivileged: false\nmemoryLimitDecrease: forbid\nenforcement: warn\n",
+    );
+    let v = generated_list(&settings);
     let items = v["items"].as_array().unwrap();
     let names: Vec<(&str, &str)> = items
         .iter()
@@ -744,4 +749,106 @@ fn the_generated_strict_policy_denies_what_the_strict_profile_refuses() {
         &["--subresource", "dynamic"],
     );
     assert_eq!(out.status.code(), Some(0), "stdout: {}", stdout(&out));
+}
+
+#[test]
+fn generate_writes_each_library_guard_as_its_policy() {
+    let library = policies().join("library");
+    let cases = [
+        ("resize-limits", "podmut-resize-limits", "pods/resize", None),
+        (
+            "ephemeral-break-glass",
+            "podmut-debug-containers",
+            "pods/ephemeralcontainers",
+            None,
+        ),
+        (
+            "freeze-metadata",
+            "podmut-freeze-metadata",
+            "pods",
+            Some("running"),
+        ),
+    ];
+    for (entry, name, resource, condition) in cases {
+        let settings = library.join(entry).join("settings.yaml");
+        let v = generated_list(&settings);
+        let items = v["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2, "{entry}: one policy and its binding: {v}");
+        let spec = &items[0]["spec"];
+        assert_eq!(items[0]["metadata"]["name"], name, "{entry}");
+        assert_eq!(
+            spec["matchConstraints"]["resourceRules"][0]["resources"],
+            serde_json::json!([resource]),
+            "{entry}"
+        );
+        assert_eq!(spec["matchConditions"][0]["name"].as_str(), condition, "{entry}");
+        assert_eq!(spec["validations"].as_array().map(Vec::len), Some(2), "{entry}");
+    }
+    // A step of 3 is the old value summed three times: exact, where 0.3 * 3 in floating point is not 0.9.
+    let dir = tempdir();
+    let settings = write(dir.path(), "s.yaml", "resizeLimits: {maxStep: 3}\n");
+    let v = generated_list(&settings);
+    let validations = v["items"][0]["spec"]["validations"].as_array().unwrap().clone();
+    assert_eq!(validations.len(), 1, "no ceiling set, no ceiling checked: {v}");
+    let step = validations[0]["expression"].as_str().unwrap();
+    assert_eq!(step.matches(".add(").count(), 2, "{step}");
+    let generated = write(dir.path(), "step.json", &v.to_string());
+    let sized = |cpu: &str| {
+        let mut p = pod("web", &[("app", "nginx")]);
+        p["spec"]["containers"][0]["resources"] =
+            serde_json::json!({"requests": {"cpu": cpu}, "limits": {"cpu": cpu}});
+        p
+    };
+    let exact = vap(
+        generated.to_str().unwrap(),
+        &sized("300m"),
+        &sized("900m"),
+        &["--subresource", "resize"],
+    );
+    assert_eq!(exact.status.code(), Some(0), "{}", stdout(&exact));
+    let over = vap(
+        generated.to_str().unwrap(),
+        &sized("300m"),
+        &sized("901m"),
+        &["--subresource", "resize"],
+    );
+    assert_eq!(over.status.code(), Some(1), "{}", stdout(&over));
+    // The same changes through podmut's guard.
+    for (cpu, code) in [("900m", 0), ("901m", 1)] {
+        let (old, new) = (
+            write(dir.path(), "old.json", &sized("300m").to_string()),
+            write(dir.path(), "new.json", &sized(cpu).to_string()),
+        );
+        let o = run(&[
+            "check",
+            "--old",
+            old.to_str().unwrap(),
+            "--new",
+            new.to_str().unwrap(),
+            "--subresource",
+            "resize",
+            "--settings",
+            settings.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(code), "{cpu}: {}{}", stdout(&o), stderr(&o));
+    }
+}
+
+#[test]
+fn bad_guard_settings_are_named() {
+    let dir = tempdir();
+    for (text, said) in [
+        (
+            "resizeLimits: {maxStep: 11}\n",
+            "maxStep must be a whole number from 1 to 10",
+        ),
+        ("resizeLimits: {maxCpu: lots}\n", "\"lots\" is not a quantity"),
+        ("resizeLimits: {maxMemory: '0'}\n", "not a positive quantity"),
+        ("debugContainers: {forbid: true}\n", "forbid"),
+    ] {
+        let settings = write(dir.path(), "s.yaml", text);
+        let o = run(&["vap", "generate", "--settings", settings.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{text}: {}", stdout(&o));
+        assert!(stderr(&o).contains(said), "{text}: {}", stderr(&o));
+    }
 }

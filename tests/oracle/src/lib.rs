@@ -15,6 +15,7 @@
 //! - [`fixtures`]: the conformance fixtures replayed; [`known`]: the allowed differences;
 //! - [`generate`], [`batch`]: generated changes, sent in bulk;
 //! - [`pool`]: the control planes a run shares;
+//! - [`policies`]: admission policies created in a control plane, and waited for;
 //! - [`webhook`]: `podmut serve` behind a real API server, driven with kubectl;
 //! - [`prerequisite`]: a case that cannot run here is ignored with the reason, or fails when required.
 
@@ -29,6 +30,7 @@ pub mod generate;
 pub mod godiff;
 pub mod known;
 pub mod plan;
+pub mod policies;
 pub mod pool;
 pub mod prerequisite;
 pub mod process;

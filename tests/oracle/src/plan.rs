@@ -28,7 +28,7 @@ pub enum Skip {
     ReleaseNotPinned,
     /// The fixture sets a podmut-only emulation (`memoryLimitDecrease` other than the release's).
     Emulation,
-    /// The fixture sets a podmut-only policy (`securityContextEscalation: forbid`).
+    /// The fixture sets a podmut-only policy (`securityContextEscalation: forbid`, a guard).
     PodmutPolicy,
     /// The fixture is about podmut's own input handling (an unreadable or wrong document).
     PodmutInput,
@@ -50,6 +50,18 @@ impl Skip {
             Skip::OtherNode => "other-node",
         }
     }
+}
+
+/// Whether the settings turn on a podmut-only policy: the strict profile or a guard
+/// (`resizeLimits`, `debugContainers.forbidEscalation`, `freezeRunningPodMetadata`).
+fn podmut_policy(s: &Map<String, Value>) -> bool {
+    s.get("securityContextEscalation").and_then(Value::as_str) == Some("forbid")
+        || s.get("resizeLimits").is_some_and(|l| !l.is_null())
+        || s.get("debugContainers")
+            .and_then(|d| d.get("forbidEscalation"))
+            .and_then(Value::as_bool)
+            == Some(true)
+        || s.get("freezeRunningPodMetadata").and_then(Value::as_bool) == Some(true)
 }
 
 /// What the oracle does with one `check` fixture.
@@ -162,7 +174,7 @@ pub fn plan(
         }
         s.remove("memoryLimitDecrease");
     }
-    if s.get("securityContextEscalation").and_then(Value::as_str) == Some("forbid") {
+    if podmut_policy(&s) {
         return Err(Skip::PodmutPolicy);
     }
     if let Some(p) = s.get("allowPrivileged").and_then(Value::as_bool) {
@@ -257,5 +269,18 @@ mod tests {
             Some(Skip::Emulation)
         );
         assert_eq!(skip("resize", json!({"memoryLimitDecrease": "allow"})), None);
+        for guard in [
+            json!({"resizeLimits": {"maxStep": 2}}),
+            json!({"debugContainers": {"forbidEscalation": true}}),
+            json!({"freezeRunningPodMetadata": true}),
+            json!({"securityContextEscalation": "forbid"}),
+        ] {
+            assert_eq!(skip("none", guard.clone()), Some(Skip::PodmutPolicy), "{guard}");
+        }
+        assert_eq!(
+            skip("none", json!({"debugContainers": {"breakGlassLabel": "x"}})),
+            None,
+            "the label alone turns nothing on"
+        );
     }
 }

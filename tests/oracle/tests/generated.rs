@@ -6,10 +6,14 @@
 //!   and a random Pod security context), the rules with the strict profile refuse exactly when the
 //!   rules without it refuse or the generated policy, evaluated by podmut's evaluator through the
 //!   component, denies;
+//! - `generated/guards-offline`: for 3,000 generated resizes, debug containers and metadata
+//!   updates, the rules with the guards (`resizeLimits`, `debugContainers`,
+//!   `freezeRunningPodMetadata`) refuse exactly when the rules without them refuse or the generated
+//!   policy, evaluated through the component, denies;
 //! - `generated/accepted/<release>`: every generated policy and binding is created in a control
 //!   plane of each release podmut claims (the server compiles each expression on create);
-//! - `generated/in-the-server`: with the `allowPrivileged: false` and `memoryLimitDecrease: forbid`
-//!   policies installed in a control plane of the newest release (started with
+//! - `generated/in-the-server`: with the `allowPrivileged: false`, `memoryLimitDecrease: forbid`
+//!   and guard policies installed in a control plane of the newest release (started with
 //!   `--allow-privileged=true`, whose resize allows memory-limit decreases), each case on an
 //!   upstream path gets the server's verdict that podmut gives with those settings.
 //!
@@ -17,16 +21,15 @@
 //! fail under `PODMUT_REQUIRE_ORACLE=1` ([`podmut_oracle::prerequisite`]).
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use http::Method;
 use libtest_mimic::{Arguments, Failed, Trial};
-use podmut::types::{Subresource, VapRequest};
+use podmut::types::{Subresource, VapReport, VapRequest, Verdict};
 use podmut_oracle::api::{Api, PodPath};
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::prerequisite::Prerequisites;
 use podmut_oracle::webhook::podmut_binary;
-use podmut_oracle::{Pins, Release, exchange, runtime};
+use podmut_oracle::{Pins, Release, exchange, policies, runtime};
 use serde_json::{Value, json};
 
 fn e(x: impl std::fmt::Display) -> String {
@@ -50,9 +53,14 @@ fn main() -> std::process::ExitCode {
     .or_else(|| binary.clone());
     let offline = Prerequisites::new(binary);
     let server = Prerequisites::new(planes);
-    let mut trials: Vec<Trial> = vec![offline.trial("generated/strict-offline", "", || {
-        strict_offline().map_err(Failed::from)
-    })];
+    let mut trials: Vec<Trial> = vec![
+        offline.trial("generated/strict-offline", "", || {
+            strict_offline().map_err(Failed::from)
+        }),
+        offline.trial("generated/guards-offline", "", || {
+            guards_offline().map_err(Failed::from)
+        }),
+    ];
     for r in &claimed {
         let release = *r;
         trials.push(
@@ -107,6 +115,10 @@ impl Rng {
     fn pick<T: Clone>(&mut self, items: &[T]) -> T {
         let n = items.len() as u64;
         items[usize::try_from(self.next() % n).unwrap_or_default()].clone()
+    }
+
+    fn clone_pick(&mut self, items: &[&str]) -> String {
+        self.pick(items).to_owned()
     }
 
     fn maybe(&mut self, v: Value) -> Option<Value> {
@@ -252,6 +264,71 @@ fn dynamic_fixtures() -> Result<Vec<(String, Value, Value, Value)>, String> {
         .collect())
 }
 
+/// One change on one path, to be judged three ways through the component.
+struct Change<'a> {
+    old: &'a Value,
+    new: &'a Value,
+    sub: Subresource,
+    /// The path as the policies' request names it (`""`: the main resource).
+    path: &'a str,
+}
+
+/// A change judged by the rules with the settings under test, by the rules without them, and by
+/// the policies generated for those settings.
+struct Judged {
+    with: Verdict,
+    without: Verdict,
+    policies: VapReport,
+}
+
+impl Change<'_> {
+    /// `None` when the rules cannot judge the change (an input podmut refuses to read).
+    fn judge(&self, policies: &str, with: &Value, without: &Value) -> Result<Option<Judged>, String> {
+        let rt = podmut_conformance::runtime();
+        let (old, new) = (self.old.to_string(), self.new.to_string());
+        let check = |s: &Value| rt.check(Some(&old), &new, self.sub, &s.to_string());
+        let (Ok(with), Ok(without)) = (check(with), check(without)) else {
+            return Ok(None);
+        };
+        let policies = rt
+            .vap(&VapRequest {
+                policies: vec![policies.to_owned()],
+                old_object: Some(old.clone()),
+                object: Some(new.clone()),
+                subresource: self.path.into(),
+                review: None,
+                params: None,
+                namespace_labels: None,
+                user: None,
+            })
+            .map_err(|x| format!("the policies cannot be evaluated on {new}: {x:?}"))?;
+        Ok(Some(Judged {
+            with,
+            without,
+            policies,
+        }))
+    }
+}
+
+impl Judged {
+    /// The settings' rules must refuse exactly when the rules without them refuse or the
+    /// policies deny; otherwise, the difference in words.
+    fn difference(&self, name: &str, what: &str, change: &Change<'_>) -> Option<String> {
+        (self.with.allowed != (self.without.allowed && self.policies.allowed)).then(|| {
+            format!(
+                "{name}: the rules with {what} {} it; without them {} it and the policies {} it ({:?})\nold: {}\nnew: {}\nrules: {}",
+                word(self.with.allowed),
+                word(self.without.allowed),
+                word(self.policies.allowed),
+                self.policies.decisions.iter().map(|d| &d.message).collect::<Vec<_>>(),
+                change.old,
+                change.new,
+                self.with.message,
+            )
+        })
+    }
+}
+
 fn strict_offline() -> Result<(), String> {
     let policies = generate("securityContextEscalation: forbid\n")?;
     if policies.len() != 2 {
@@ -260,7 +337,6 @@ fn strict_offline() -> Result<(), String> {
         ));
     }
     let policy_text = Value::Array(policies).to_string();
-    let rt = podmut_conformance::runtime();
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
     let mut changes = dynamic_fixtures()?;
     for i in 0..3000 {
@@ -276,36 +352,18 @@ fn strict_offline() -> Result<(), String> {
         }
         let mut strict = base.clone();
         strict["securityContextEscalation"] = json!("forbid");
-        let (old_t, new_t) = (old.to_string(), new.to_string());
-        let judge = |s: &Value| rt.check(Some(&old_t), &new_t, Subresource::Dynamic, &s.to_string());
-        let (Ok(with), Ok(without)) = (judge(&strict), judge(&base)) else {
+        let change = Change {
+            old,
+            new,
+            sub: Subresource::Dynamic,
+            path: "dynamic",
+        };
+        let Some(j) = change.judge(&policy_text, &strict, &base)? else {
             continue;
         };
-        let report = rt
-            .vap(&VapRequest {
-                policies: vec![policy_text.clone()],
-                old_object: Some(old_t.clone()),
-                object: Some(new_t.clone()),
-                subresource: "dynamic".into(),
-                review: None,
-                params: None,
-                namespace_labels: None,
-                user: None,
-            })
-            .map_err(|x| format!("{name}: the policy cannot be evaluated: {x:?}"))?;
         compared += 1;
-        refused += usize::from(!with.allowed);
-        let combined = without.allowed && report.allowed;
-        if with.allowed != combined {
-            problems.push(format!(
-                "{name}: the strict rules {} it; the rules without the profile {} it and the policy {} it ({:?})\nold: {old}\nnew: {new}\nrules: {}",
-                word(with.allowed),
-                word(without.allowed),
-                word(report.allowed),
-                report.decisions.iter().map(|d| &d.message).collect::<Vec<_>>(),
-                with.message,
-            ));
-        }
+        refused += usize::from(!j.with.allowed);
+        problems.extend(j.difference(name, "the strict profile", &change));
     }
     if compared < 3000 || refused < 300 || compared - refused < 300 {
         return Err(format!(
@@ -328,35 +386,314 @@ fn word(allowed: bool) -> &'static str {
 }
 
 // ------------------------------------------------------------------------------------------
-// In the server
+// The guards, offline
 
-/// Every setting that generates a policy.
-const ALL_SETTINGS: &str =
-    "securityContextEscalation: forbid\nallowPrivileged: false\nmemoryLimitDecrease: forbid\n";
+/// [`GUARDS`] as a settings document.
+fn guard_settings() -> Result<Value, String> {
+    serde_yaml_ng::from_str(GUARDS).map_err(e)
+}
 
-fn uri(o: &Value) -> Result<String, String> {
-    let base = "/apis/admissionregistration.k8s.io/v1";
-    match o["kind"].as_str() {
-        Some("ValidatingAdmissionPolicy") => Ok(format!("{base}/validatingadmissionpolicies")),
-        Some("ValidatingAdmissionPolicyBinding") => Ok(format!("{base}/validatingadmissionpolicybindings")),
-        other => Err(format!("unexpected kind {other:?}")),
+/// A Pod running `containers` (and `init`, sidecars), every container started.
+fn running(meta: &Value, containers: &[Value], init: &[Value], phase: &str) -> Value {
+    // A kubelet that resizes in place reports each running container's resources.
+    let status = |c: &Value| {
+        let mut st = json!({"name": c["name"], "image": c["image"], "imageID": "", "ready": true, "restartCount": 0, "started": true, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}});
+        if let Some(r) = c.get("resources") {
+            st["resources"] = r.clone();
+        }
+        st
+    };
+    let mut spec = json!({"containers": containers});
+    if !init.is_empty() {
+        spec["initContainers"] = json!(init);
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+        "status": {"phase": phase, "qosClass": "Guaranteed",
+            "containerStatuses": containers.iter().map(status).collect::<Vec<_>>(),
+            "initContainerStatuses": init.iter().map(status).collect::<Vec<_>>()}})
+}
+
+const CPUS: [&str; 8] = ["100m", "200m", "300m", "600m", "900m", "1", "1500m", "3"];
+const MEMORIES: [&str; 7] = ["64Mi", "128Mi", "300Mi", "1Gi", "2Gi", "2049Mi", "4Gi"];
+
+/// A Guaranteed container of `cpu` and `memory` (requests equal to limits, so a resize keeps the
+/// QoS class).
+fn sized(name: &str, cpu: &str, memory: &str, sidecar: bool) -> Value {
+    let mut c = json!({"name": name, "image": "app:1",
+        "resources": {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}});
+    if sidecar {
+        c["restartPolicy"] = json!("Always");
+    }
+    c
+}
+
+/// Makes random (old, new) changes.
+type Generator = fn(&mut Rng) -> (Value, Value);
+
+/// A running Pod and the same Pod with every container's cpu and memory drawn again.
+fn random_resize(r: &mut Rng) -> (Value, Value) {
+    let meta = json!({"name": "web", "namespace": "shop", "resourceVersion": "7"});
+    let n = 1 + r.next() % 2;
+    let draw =
+        |r: &mut Rng, name: String, sidecar: bool| sized(&name, r.pick(&CPUS), r.pick(&MEMORIES), sidecar);
+    let containers: Vec<Value> = (0..n).map(|i| draw(r, format!("c{i}"), false)).collect();
+    let init: Vec<Value> = if r.next().is_multiple_of(3) {
+        vec![draw(r, "sidecar".into(), true)]
+    } else {
+        Vec::new()
+    };
+    let old = running(&meta, &containers, &init, "Running");
+    let mut new = old.clone();
+    for list in ["containers", "initContainers"] {
+        for c in new["spec"][list].as_array_mut().into_iter().flatten() {
+            if r.next().is_multiple_of(4) {
+                continue;
+            }
+            let (cpu, memory) = (r.pick(&CPUS), r.pick(&MEMORIES));
+            c["resources"] =
+                json!({"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}});
+        }
+    }
+    (old, new)
+}
+
+/// A random debug container's security context: privileged or not, capabilities added or not.
+fn debug_sc(r: &mut Rng) -> Option<Value> {
+    let privileged = r.pick(&[json!(true), json!(false), Value::Null]);
+    let add = r.pick(&[
+        json!(["SYS_ADMIN"]),
+        json!([]),
+        Value::Null,
+        json!(["NET_ADMIN", "SYS_PTRACE"]),
+    ]);
+    let mut sc = serde_json::Map::new();
+    if !privileged.is_null() {
+        sc.insert("privileged".into(), privileged);
+    }
+    if !add.is_null() {
+        sc.insert("capabilities".into(), json!({"add": add}));
+    }
+    r.maybe(Value::Object(sc))
+}
+
+/// A running Pod, perhaps labelled for break-glass and with a debug container already, and the
+/// same Pod with a debug container added.
+fn random_debug(r: &mut Rng) -> (Value, Value) {
+    let mut meta = json!({"name": "web", "namespace": "shop", "resourceVersion": "7"});
+    let glass = json!(r.clone_pick(&["true", "false", "yes"]));
+    if let Some(v) = r.maybe(glass) {
+        meta["labels"] = json!({"podmut.io/break-glass": v});
+    }
+    let mut old = running(&meta, &[json!({"name": "app", "image": "app:1"})], &[], "Running");
+    let debug = |name: &str, sc: Option<Value>| {
+        let mut d = json!({"name": name, "image": "busybox:1.36", "targetContainerName": "app"});
+        if let Some(sc) = sc {
+            d["securityContext"] = sc;
+        }
+        d
+    };
+    if r.next().is_multiple_of(3) {
+        let sc = debug_sc(r);
+        old["spec"]["ephemeralContainers"] = json!([debug("earlier", sc)]);
+    }
+    let mut new = old.clone();
+    let added = debug("debugger", debug_sc(r));
+    match new["spec"]["ephemeralContainers"].as_array_mut() {
+        Some(list) => list.push(added),
+        None => new["spec"]["ephemeralContainers"] = json!([added]),
+    }
+    (old, new)
+}
+
+/// Random labels or annotations from small pools (absent a third of the time).
+fn small_map(r: &mut Rng, keys: &[&str]) -> Option<Value> {
+    let mut m = serde_json::Map::new();
+    for k in keys {
+        let value = json!(r.clone_pick(&["a", "b"]));
+        if let Some(v) = r.maybe(value) {
+            m.insert((*k).to_owned(), v);
+        }
+    }
+    (!r.next().is_multiple_of(3)).then_some(Value::Object(m))
+}
+
+/// A Pod in a random phase and the same Pod with its labels, annotations or image changed.
+fn random_metadata(r: &mut Rng) -> (Value, Value) {
+    let mut meta = json!({"name": "web", "namespace": "shop", "resourceVersion": "7"});
+    let phase = r.clone_pick(&["Running", "Running", "Pending", "Succeeded"]);
+    let draw_meta = |meta: &mut Value, r: &mut Rng| {
+        match small_map(r, &["app", "tier"]) {
+            Some(l) => meta["labels"] = l,
+            None => drop(meta.as_object_mut().map(|m| m.remove("labels"))),
+        }
+        match small_map(r, &["team", "note"]) {
+            Some(a) => meta["annotations"] = a,
+            None => drop(meta.as_object_mut().map(|m| m.remove("annotations"))),
+        }
+    };
+    draw_meta(&mut meta, r);
+    let old = running(&meta, &[json!({"name": "app", "image": "app:1"})], &[], &phase);
+    let mut new = old.clone();
+    if r.next().is_multiple_of(2) {
+        draw_meta(&mut new["metadata"], r);
+    }
+    if r.next().is_multiple_of(2) {
+        new["spec"]["containers"][0]["image"] = json!("app:2");
+    }
+    (old, new)
+}
+
+fn guards_offline() -> Result<(), String> {
+    let mut r = Rng(0x2545_f491_4f6c_dd1d);
+    let guards = guard_settings()?;
+    let kinds: [(&str, Subresource, Generator); 3] = [
+        ("resize", Subresource::Resize, random_resize),
+        (
+            "ephemeralcontainers",
+            Subresource::EphemeralContainers,
+            random_debug,
+        ),
+        ("", Subresource::None, random_metadata),
+    ];
+    let mut problems = Vec::new();
+    let mut summary = Vec::new();
+    for (path, sub, change) in kinds {
+        let resource = if path.is_empty() {
+            "pods".to_owned()
+        } else {
+            format!("pods/{path}")
+        };
+        let policies = Value::Array(generate(GUARDS)?).to_string();
+        let (mut compared, mut refused, mut by_guard) = (0, 0, 0);
+        let mut first_refusal = None;
+        for i in 0..1000 {
+            let (old, new) = change(&mut r);
+            let change = Change {
+                old: &old,
+                new: &new,
+                sub,
+                path,
+            };
+            let Some(j) = change.judge(&policies, &guards, &json!({}))? else {
+                continue;
+            };
+            compared += 1;
+            refused += usize::from(!j.with.allowed);
+            by_guard += usize::from(j.without.allowed && !j.with.allowed);
+            if !j.without.allowed && first_refusal.is_none() {
+                first_refusal = Some(j.without.message.clone());
+            }
+            problems.extend(j.difference(&format!("{resource} #{i}"), "the guards", &change));
+        }
+        if compared < 900 || by_guard < 100 || compared - refused < 100 {
+            return Err(format!(
+                "{resource}: too few cases decide anything: {compared} compared, {refused} refused, {by_guard} by a guard; the first refused without the guards: {first_refusal:?}"
+            ));
+        }
+        summary.push(format!(
+            "{resource}: {compared} compared, {by_guard} refused by a guard"
+        ));
+    }
+    if problems.is_empty() {
+        eprintln!("{}", summary.join("; "));
+        Ok(())
+    } else {
+        Err(format!(
+            "{} changes differ:\n{}",
+            problems.len(),
+            problems.into_iter().take(5).collect::<Vec<_>>().join("\n\n")
+        ))
     }
 }
 
-async fn create_all(api: &Api, objects: &[Value]) -> Result<(), String> {
-    for o in objects {
-        let reply = api
-            .send(Method::POST, &uri(o)?, Some(o), "application/json")
-            .await
-            .map_err(e)?;
-        if !reply.ok() {
-            return Err(format!(
-                "create {}: HTTP {}: {}",
-                o["metadata"]["name"], reply.code, reply.body
-            ));
+/// The guards' changes on upstream paths, for the server with the generated policies.
+fn guard_probes() -> Vec<Probe> {
+    let meta = json!({"name": "p"});
+    let one = |cpu: &str, memory: &str| running(&meta, &[sized("a", cpu, memory, false)], &[], "Running");
+    let debug = |labels: Value, sc: Value| {
+        let mut old = pod(&json!([{"name": "a", "image": "busybox"}]));
+        if !labels.is_null() {
+            old["metadata"]["labels"] = labels;
         }
-    }
-    Ok(())
+        let mut new = old.clone();
+        new["spec"]["ephemeralContainers"] =
+            json!([{"name": "d", "image": "busybox", "securityContext": sc}]);
+        (old, new)
+    };
+    let (caps_old, caps_new) = debug(Value::Null, json!({"capabilities": {"add": ["SYS_ADMIN"]}}));
+    let (glass_old, glass_new) = debug(
+        json!({"podmut.io/break-glass": "true"}),
+        json!({"capabilities": {"add": ["SYS_ADMIN"]}}),
+    );
+    let labelled = |phase: &str, labels: Value| {
+        let meta = json!({"name": "p", "labels": labels});
+        running(&meta, &[json!({"name": "a", "image": "busybox"})], &[], phase)
+    };
+    vec![
+        Probe {
+            name: "a resize more than tripling the cpu",
+            path: "resize",
+            old: Some(one("100m", "128Mi")),
+            new: one("400m", "128Mi"),
+            allowed: false,
+        },
+        Probe {
+            name: "a resize tripling the cpu exactly",
+            path: "resize",
+            old: Some(one("300m", "128Mi")),
+            new: one("900m", "128Mi"),
+            allowed: true,
+        },
+        Probe {
+            name: "a resize above the memory ceiling",
+            path: "resize",
+            old: Some(one("100m", "1Gi")),
+            new: one("100m", "2049Mi"),
+            allowed: false,
+        },
+        Probe {
+            name: "a debug container adding a capability",
+            path: "ephemeralcontainers",
+            old: Some(caps_old),
+            new: caps_new,
+            allowed: false,
+        },
+        Probe {
+            name: "a debug container adding a capability to a break-glass Pod",
+            path: "ephemeralcontainers",
+            old: Some(glass_old),
+            new: glass_new,
+            allowed: true,
+        },
+        Probe {
+            name: "a running Pod relabelled",
+            path: "",
+            old: Some(labelled("Running", json!({"app": "web"}))),
+            new: labelled("Running", json!({"app": "web", "canary": "true"})),
+            allowed: false,
+        },
+        Probe {
+            name: "a pending Pod relabelled",
+            path: "",
+            old: Some(labelled("Pending", json!({"app": "web"}))),
+            new: labelled("Pending", json!({"app": "web", "canary": "true"})),
+            allowed: true,
+        },
+    ]
+}
+
+// ------------------------------------------------------------------------------------------
+// In the server
+
+/// The guards the offline and in-the-server cases turn on (a step of 3 sums three times).
+const GUARDS: &str = "resizeLimits: {maxCpu: '2', maxMemory: 2Gi, maxStep: 3}\n\
+    debugContainers: {forbidEscalation: true}\nfreezeRunningPodMetadata: true\n";
+
+/// Every setting that generates a policy.
+fn all_settings() -> String {
+    format!(
+        "securityContextEscalation: forbid\nallowPrivileged: false\nmemoryLimitDecrease: forbid\n{GUARDS}"
+    )
 }
 
 fn start(release: Release) -> Result<(ControlPlane, Api), String> {
@@ -369,10 +706,10 @@ fn start(release: Release) -> Result<(ControlPlane, Api), String> {
 
 fn accepted(release: Release) -> Result<(), String> {
     let (_plane, api) = start(release)?;
-    let objects = generate(ALL_SETTINGS)?;
+    let objects = generate(&all_settings())?;
     // The API server compiles every expression when a policy is created: a create it accepts is
     // a policy it can run.
-    runtime().block_on(create_all(&api, &objects))
+    runtime().block_on(policies::create(&api, &objects))
 }
 
 /// One change on an upstream path, and the settings podmut judges it with.
@@ -381,6 +718,8 @@ struct Probe {
     path: &'static str,
     old: Option<Value>,
     new: Value,
+    /// The verdict both must give, so that agreeing is about the rule the probe is for.
+    allowed: bool,
 }
 
 fn pod(containers: &Value) -> Value {
@@ -410,84 +749,86 @@ fn probes() -> Vec<Probe> {
             path: "",
             old: None,
             new: privileged,
+            allowed: false,
         },
         Probe {
             name: "a privileged init container",
             path: "",
             old: None,
             new: init,
+            allowed: false,
         },
         Probe {
             name: "a plain create",
             path: "",
             old: None,
             new: plain.clone(),
+            allowed: true,
         },
         Probe {
             name: "a privileged debug container",
             path: "ephemeralcontainers",
             old: Some(plain.clone()),
             new: debug,
+            allowed: false,
         },
         Probe {
             name: "a plain debug container",
             path: "ephemeralcontainers",
             old: Some(plain),
             new: debug_plain,
+            allowed: true,
         },
         Probe {
             name: "a memory limit decrease",
             path: "resize",
             old: Some(sized("128Mi", "NotRequired")),
             new: sized("64Mi", "NotRequired"),
+            allowed: false,
         },
         Probe {
             name: "a memory limit decrease with a restart",
             path: "resize",
             old: Some(sized("128Mi", "RestartContainer")),
             new: sized("64Mi", "RestartContainer"),
+            allowed: true,
         },
         Probe {
             name: "a memory limit increase",
             path: "resize",
             old: Some(sized("128Mi", "NotRequired")),
             new: sized("256Mi", "NotRequired"),
+            allowed: true,
         },
     ]
 }
 
 fn in_the_server(release: Release) -> Result<(), String> {
     let (_plane, api) = start(release)?;
-    let objects = generate("allowPrivileged: false\nmemoryLimitDecrease: forbid\n")?;
-    let settings = json!({"allowPrivileged": false, "memoryLimitDecrease": "forbid", "kubernetesVersion": release.minor_name()});
+    let objects = generate(&format!(
+        "allowPrivileged: false\nmemoryLimitDecrease: forbid\n{GUARDS}"
+    ))?;
+    let mut settings = guard_settings()?;
+    settings["allowPrivileged"] = json!(false);
+    settings["memoryLimitDecrease"] = json!("forbid");
+    settings["kubernetesVersion"] = json!(release.minor_name());
     let rt = podmut_conformance::runtime();
     runtime().block_on(async {
-        create_all(&api, &objects).await?;
+        policies::create(&api, &objects).await?;
         // Policies load asynchronously: wait until a privileged create is refused.
         let ns = exchange::fresh_namespace();
         api.create_namespace(&ns).await.map_err(e)?;
-        let deadline = Instant::now() + Duration::from_secs(30);
         let privileged = exchange::in_namespace(&probes()[0].new, &ns);
-        loop {
-            let reply = api
-                .send(
-                    Method::POST,
-                    &format!("/api/v1/namespaces/{ns}/pods?dryRun=All"),
-                    Some(&privileged),
-                    "application/json",
-                )
-                .await
-                .map_err(e)?;
-            if !reply.ok() {
-                break;
-            }
-            if Instant::now() > deadline {
-                return Err("waited 30s for the generated policies to take effect".into());
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        policies::wait_until_refused(
+            &api,
+            Method::POST,
+            &format!("/api/v1/namespaces/{ns}/pods?dryRun=All"),
+            &privileged,
+            "the generated policies",
+        )
+        .await?;
         let mut problems = Vec::new();
-        for p in probes() {
+        for p in probes().into_iter().chain(guard_probes()) {
             let ns = exchange::fresh_namespace();
             api.create_namespace(&ns).await.map_err(e)?;
             let path = match (p.path, &p.old) {
@@ -505,6 +846,15 @@ fn in_the_server(release: Release) -> Result<(), String> {
             let verdict = rt
                 .check(old.as_deref(), &ex.sent.to_string(), sub, &settings.to_string())
                 .map_err(|x| format!("{}: {x:?}", p.name))?;
+            if verdict.allowed != p.allowed {
+                problems.push(format!(
+                    "{}: podmut {} it, where the probe is for a change that is {}: {}",
+                    p.name,
+                    word(verdict.allowed),
+                    if p.allowed { "allowed" } else { "refused" },
+                    verdict.message
+                ));
+            }
             if verdict.allowed != ex.reply.ok() {
                 problems.push(format!(
                     "{}: podmut {} it, the server with the generated policies {} it: {}",

@@ -54,14 +54,13 @@ use podmut_oracle::api::{Api, PodPath, Reply};
 use podmut_oracle::control_plane::{self, Config, ControlPlane};
 use podmut_oracle::known::Known;
 use podmut_oracle::prerequisite::Prerequisites;
-use podmut_oracle::{Pins, Release, exchange, runtime};
+use podmut_oracle::{Pins, Release, exchange, policies, runtime};
 use serde_json::{Map, Value, json};
 
 fn e(x: impl std::fmt::Display) -> String {
     x.to_string()
 }
 
-const VAP_API: &str = "/apis/admissionregistration.k8s.io/v1";
 const NAME_LABEL: &str = "kubernetes.io/metadata.name";
 const VALIDATION_FAILURE: &str = "validation.policy.admission.k8s.io/validation_failure";
 const WARNING_PREFIX: &str = "Validation failed for ValidatingAdmissionPolicy '";
@@ -708,14 +707,6 @@ impl Marker {
     }
 }
 
-fn vap_uri(kind: &str) -> Result<String, String> {
-    match kind {
-        "ValidatingAdmissionPolicy" => Ok(format!("{VAP_API}/validatingadmissionpolicies")),
-        "ValidatingAdmissionPolicyBinding" => Ok(format!("{VAP_API}/validatingadmissionpolicybindings")),
-        other => Err(format!("request.policies: a {other:?}")),
-    }
-}
-
 /// Create the case's policies, then its bindings, then the marker, and wait until the marker is in
 /// effect. `Some` when the server refuses one of the case's objects.
 async fn install(rig: &Rig, p: &Prepared, marker: &Marker) -> Result<Option<(String, Reply)>, String> {
@@ -723,7 +714,7 @@ async fn install(rig: &Rig, p: &Prepared, marker: &Marker) -> Result<Option<(Str
         for obj in p.of_kind(kind) {
             let reply = rig
                 .api
-                .send(Method::POST, &vap_uri(kind)?, Some(obj), "application/json")
+                .send(Method::POST, &policies::uri(kind)?, Some(obj), "application/json")
                 .await
                 .map_err(e)?;
             if !reply.ok() {
@@ -737,7 +728,7 @@ async fn install(rig: &Rig, p: &Prepared, marker: &Marker) -> Result<Option<(Str
         create(&rig.api, &object_uri(rig, param)?, param).await?;
     }
     for obj in policies.iter().chain(&bindings) {
-        create(&rig.api, &vap_uri(text(obj, "/kind"))?, obj).await?;
+        create(&rig.api, &policies::uri(text(obj, "/kind"))?, obj).await?;
     }
     let expected = marker.warnings();
     wait_for(
@@ -763,7 +754,11 @@ async fn uninstall(rig: &Rig, p: &Prepared, marker: &Marker) -> Result<(), Strin
         .chain(&marker_bindings)
         .chain(&marker_policies)
     {
-        let uri = format!("{}/{}", vap_uri(text(obj, "/kind"))?, text(obj, "/metadata/name"));
+        let uri = format!(
+            "{}/{}",
+            policies::uri(text(obj, "/kind"))?,
+            text(obj, "/metadata/name")
+        );
         let reply = rig
             .api
             .send(Method::DELETE, &uri, None, "application/json")

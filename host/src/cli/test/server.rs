@@ -10,6 +10,7 @@
 //! cluster: the old Pods are real objects for as long as a case runs.
 
 use http::Method;
+use podmut_model::settings::Settings;
 use serde_json::{Value, json};
 
 use super::judge::Answer;
@@ -141,6 +142,15 @@ impl Server {
         if kind != "Pod" {
             return Ok(Err(format!(
                 "a {kind} is judged offline only (podmut sends Pods)"
+            )));
+        }
+        let settings =
+            Settings::from_value(&Value::Object(case.settings.clone())).map_err(|e| e.to_string())?;
+        let own = settings.podmut_policies();
+        if !own.is_empty() {
+            return Ok(Err(format!(
+                "judged by podmut's own settings ({}), which no server has: test the policies `podmut vap generate` writes for them",
+                own.join(", ")
             )));
         }
         let ns = self.namespace_for(&case.namespace_labels)?;

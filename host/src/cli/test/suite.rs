@@ -60,6 +60,8 @@ impl Context {
     }
 }
 
+/// A suite document. The context keys are `Context`'s, flattened: serde still refuses a key
+/// neither knows.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct SuiteDoc {
@@ -70,13 +72,8 @@ struct SuiteDoc {
     #[serde(rename = "kind")]
     _kind: String,
     metadata: Option<Metadata>,
-    settings: Option<Value>,
-    kubernetes_version: Option<String>,
-    feature_gates: Option<BTreeMap<String, bool>>,
-    nodes: Option<Vec<Value>>,
-    policies: Option<Vec<Value>>,
-    namespace_labels: Option<BTreeMap<String, String>>,
-    user: Option<String>,
+    #[serde(flatten)]
+    context: Context,
     cases: Vec<CaseDoc>,
 }
 
@@ -97,13 +94,8 @@ struct CaseDoc {
     patch_type: PatchType,
     #[serde(default)]
     subresource: String,
-    settings: Option<Value>,
-    kubernetes_version: Option<String>,
-    feature_gates: Option<BTreeMap<String, bool>>,
-    nodes: Option<Vec<Value>>,
-    policies: Option<Vec<Value>>,
-    namespace_labels: Option<BTreeMap<String, String>>,
-    user: Option<String>,
+    #[serde(flatten)]
+    context: Context,
     expect: Expect,
 }
 
@@ -251,22 +243,17 @@ pub(crate) fn read(path: &Path, named: bool) -> Result<Vec<Case>, Failure> {
                 text("kind")
             )));
         }
-        let suite: SuiteDoc = serde_path_to_error::deserialize(doc)
-            .map_err(|e| Failure::input(format!("{at}: {}: {}", e.path(), e.inner())))?;
+        let suite: SuiteDoc =
+            serde_path_to_error::deserialize(doc).map_err(|e| match e.path().to_string().as_str() {
+                "." => Failure::input(format!("{at}: {}", e.inner())),
+                path => Failure::input(format!("{at}: {path}: {}", e.inner())),
+            })?;
         let name = suite
             .metadata
             .as_ref()
             .and_then(|m| m.name.clone())
             .unwrap_or_else(|| stem(path));
-        let context = Context {
-            settings: suite.settings,
-            kubernetes_version: suite.kubernetes_version,
-            feature_gates: suite.feature_gates,
-            nodes: suite.nodes,
-            policies: suite.policies,
-            namespace_labels: suite.namespace_labels,
-            user: suite.user,
-        };
+        let context = suite.context;
         let reader = Reader {
             base: &base,
             file: &file,
@@ -295,16 +282,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn case(&self, suite: &Context, c: CaseDoc, index: usize) -> Result<Case, Failure> {
         let at = format!("{}: cases[{index}] ({:?})", self.file, c.name);
-        let own = Context {
-            settings: c.settings,
-            kubernetes_version: c.kubernetes_version,
-            feature_gates: c.feature_gates,
-            nodes: c.nodes,
-            policies: c.policies,
-            namespace_labels: c.namespace_labels,
-            user: c.user,
-        };
-        let ctx = suite.overlaid(&own);
+        let ctx = suite.overlaid(&c.context);
         let old = c
             .old
             .as_ref()

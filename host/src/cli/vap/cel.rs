@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 /// One validation: its expression and message (the API server's `reason` is `Forbidden`).
-fn validation(expression: impl Into<String>, message: &str) -> Value {
+pub(super) fn validation(expression: impl Into<String>, message: &str) -> Value {
     let expression: String = expression.into();
     json!({"expression": expression, "message": message, "reason": "Forbidden"})
 }

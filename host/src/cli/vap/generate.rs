@@ -5,7 +5,7 @@ use clap::Args;
 use podmut_model::settings::{Enforcement, MemoryLimitDecrease, SecurityContextEscalation, Settings};
 use serde_json::{Value, json};
 
-use super::cel;
+use super::{cel, guard_cel};
 use crate::cli::check::SettingsArgs;
 use crate::cli::{Failure, OutputFormat, emit};
 use crate::output::{to_json_string, to_yaml_string};
@@ -23,12 +23,14 @@ pub(crate) struct GenerateArgs {
     output: OutputFormat,
 }
 
-/// One generated policy: its name's suffix, the paths it matches, its variables and validations.
+/// One generated policy: its name's suffix, the paths it matches, its match conditions,
+/// variables and validations.
 struct Generated {
     suffix: &'static str,
     /// The setting it expresses (`allowPrivileged: false`), for the header.
-    setting: &'static str,
+    setting: String,
     rules: Value,
+    conditions: Option<Value>,
     variables: Option<Value>,
     validations: Vec<Value>,
 }
@@ -76,8 +78,9 @@ fn policies(settings: &Settings) -> Vec<Generated> {
     if settings.security_context_escalation == SecurityContextEscalation::Forbid {
         out.push(Generated {
             suffix: "strict",
-            setting: "securityContextEscalation: forbid (the strict profile)",
+            setting: "securityContextEscalation: forbid (the strict profile)".into(),
             rules: json!([pod_rule(&["UPDATE"], &["pods/dynamic"])]),
+            conditions: None,
             variables: Some(cel::strict_variables()),
             validations: cel::strict_validations(),
         });
@@ -85,11 +88,12 @@ fn policies(settings: &Settings) -> Vec<Generated> {
     if !settings.allow_privileged {
         out.push(Generated {
             suffix: "allow-privileged",
-            setting: "allowPrivileged: false",
+            setting: "allowPrivileged: false".into(),
             rules: json!([
                 pod_rule(&["CREATE", "UPDATE"], &["pods"]),
                 pod_rule(&["UPDATE"], &["pods/ephemeralcontainers", "pods/dynamic"]),
             ]),
+            conditions: None,
             variables: None,
             validations: cel::privileged_validations(),
         });
@@ -97,10 +101,58 @@ fn policies(settings: &Settings) -> Vec<Generated> {
     if settings.memory_limit_decrease == MemoryLimitDecrease::Forbid {
         out.push(Generated {
             suffix: "memory-limit-decrease",
-            setting: "memoryLimitDecrease: forbid",
+            setting: "memoryLimitDecrease: forbid".into(),
             rules: json!([pod_rule(&["UPDATE"], &["pods/resize", "pods/dynamic"])]),
+            conditions: None,
             variables: None,
             validations: cel::memory_limit_validations(),
+        });
+    }
+    out.extend(guards(settings));
+    out
+}
+
+/// The policies of the guards the settings turn on (`crates/validation/src/guards.rs`).
+fn guards(settings: &Settings) -> Vec<Generated> {
+    let mut out = Vec::new();
+    if let Some((variables, validations)) = settings.resize_limits.as_ref().and_then(guard_cel::resize_limits)
+    {
+        out.push(Generated {
+            suffix: "resize-limits",
+            setting: format!(
+                "resizeLimits: {}",
+                serde_json::to_string(&settings.resize_limits).unwrap_or_default()
+            ),
+            rules: json!([pod_rule(&["UPDATE"], &["pods/resize"])]),
+            conditions: None,
+            variables: Some(variables),
+            validations,
+        });
+    }
+    let debug = &settings.debug_containers;
+    if debug.forbid_escalation {
+        let (variables, validations) = guard_cel::debug_escalation(debug);
+        out.push(Generated {
+            suffix: "debug-containers",
+            setting: format!(
+                "debugContainers.forbidEscalation: true (break-glass label {})",
+                debug.break_glass_label
+            ),
+            rules: json!([pod_rule(&["UPDATE"], &["pods/ephemeralcontainers"])]),
+            conditions: None,
+            variables: Some(variables),
+            validations,
+        });
+    }
+    if settings.freeze_running_pod_metadata {
+        let (conditions, validations) = guard_cel::frozen_metadata();
+        out.push(Generated {
+            suffix: "freeze-metadata",
+            setting: "freezeRunningPodMetadata: true".into(),
+            rules: json!([pod_rule(&["UPDATE"], &["pods"])]),
+            conditions: Some(conditions),
+            variables: None,
+            validations,
         });
     }
     out
@@ -127,6 +179,9 @@ fn objects(generated: &[Generated], prefix: &str, enforcement: Enforcement) -> V
         });
         if let Some(v) = &g.variables {
             spec["variables"] = v.clone();
+        }
+        if let Some(c) = &g.conditions {
+            spec["matchConditions"] = c.clone();
         }
         let labels = json!({"app.kubernetes.io/managed-by": "podmut"});
         out.push(json!({
