@@ -52,16 +52,11 @@ impl Skip {
     }
 }
 
-/// Whether the settings turn on a podmut-only policy: the strict profile or a guard
-/// (`resizeLimits`, `debugContainers.forbidEscalation`, `freezeRunningPodMetadata`).
+/// Whether the settings turn on a podmut-only policy (the strict profile or a guard), as podmut's
+/// own settings model names them; settings podmut cannot read turn on none.
 fn podmut_policy(s: &Map<String, Value>) -> bool {
-    s.get("securityContextEscalation").and_then(Value::as_str) == Some("forbid")
-        || s.get("resizeLimits").is_some_and(|l| !l.is_null())
-        || s.get("debugContainers")
-            .and_then(|d| d.get("forbidEscalation"))
-            .and_then(Value::as_bool)
-            == Some(true)
-        || s.get("freezeRunningPodMetadata").and_then(Value::as_bool) == Some(true)
+    podmut_core::Settings::from_value(&Value::Object(s.clone()))
+        .is_ok_and(|settings| !settings.podmut_policies().is_empty())
 }
 
 /// What the oracle does with one `check` fixture.
